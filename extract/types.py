@@ -1,0 +1,132 @@
+"""Typed values passed between extract/, graph/ and api/. No database access here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol
+
+Kind = Literal[
+    "preference", "constraint", "plan", "identity", "behavior_pattern", "timeline", "fact"
+]
+Polarity = Literal["likes", "avoids", "neutral"]
+Lang = Literal["en", "zh"]
+
+EVENT_TYPES = (
+    "message", "search", "filter", "view", "click", "favorite", "dwell", "skip",
+    "purchase", "tool_call",
+)
+ROLES = ("user", "assistant", "system", "tool", "event")
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    """A stored Message as extraction sees it."""
+
+    message_id: str
+    user_id: str
+    session_id: str
+    role: str
+    content: str
+    timestamp: datetime
+    event_type: str = "message"
+    page: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    lang: Lang = "en"
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    name: str
+    type: str
+    normalized: str
+
+
+@dataclass(frozen=True)
+class FactDraft:
+    """A Fact before it is written: everything graph/ needs to MERGE it."""
+
+    content: str
+    kind: Kind
+    source_message_ids: tuple[str, ...]
+    time_start: datetime
+    time_end: datetime
+    lang: Lang
+    entities: tuple[EntityRef, ...] = ()
+    labels: tuple[str, ...] = ()
+    slot: str | None = None
+    value: str | None = None
+    polarity: Polarity = "neutral"
+    explicit: bool = True
+    confidence: float = 1.0
+    is_correction: bool = False
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why a candidate did not become a Fact (explain/debug output, never stored)."""
+
+    source_message_ids: tuple[str, ...]
+    reason: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Extraction:
+    facts: tuple[FactDraft, ...]
+    rejections: tuple[Rejection, ...] = ()
+
+
+@dataclass(frozen=True)
+class FactRecord:
+    """A stored Fact as consolidation sees it."""
+
+    fact_id: str
+    user_id: str
+    content: str
+    kind: Kind
+    source_message_ids: tuple[str, ...]
+    time_start: datetime
+    time_end: datetime
+    lang: Lang
+    entities: tuple[EntityRef, ...] = ()
+    labels: tuple[str, ...] = ()
+    slot: str | None = None
+    value: str | None = None
+    polarity: Polarity = "neutral"
+    explicit: bool = True
+    confidence: float = 1.0
+    validity: str = "active"
+    event_types: tuple[str, ...] = ()
+    embedding: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class SummaryDraft:
+    """A Summary to write for one group of a Topic's active Facts."""
+
+    topic: str
+    content: str
+    source_fact_ids: tuple[str, ...]
+    confidence: float
+    event_start: datetime
+    event_end: datetime
+    lang: Lang
+    labels: tuple[str, ...] = ()
+    entities: tuple[EntityRef, ...] = ()
+    decay_factor: float = 0.01
+    anchors: tuple[str, ...] = ()
+    evidence: dict[str, Any] = field(default_factory=dict)
+    kind: str = "general"
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors (E5-style: passages and queries differ)."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]: ...
