@@ -61,6 +61,8 @@ class FactDraft:
     explicit: bool = True
     confidence: float = 1.0
     is_correction: bool = False
+    key: str = ""  # stable identity within a user: "kind:slot" or normalised content
+    anchors: tuple[str, ...] = ()  # business ids (order, booking) seen in the sources
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,19 @@ class FactRecord:
     validity: str = "active"
     event_types: tuple[str, ...] = ()
     embedding: tuple[float, ...] | None = None
+    key: str = ""
+    session_ids: tuple[str, ...] = ()
+    anchors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TopicRecord:
+    """A user's existing Topic."""
+
+    topic_id: str
+    name: str
+    embedding: tuple[float, ...] | None = None
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
