@@ -1,0 +1,86 @@
+"""The ASGI app: GraphQL (with GraphiQL) at /graphql, one driver owned by the lifespan."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from graphql import GraphQLError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.http import GraphQLHTTPResponse
+from strawberry.types import ExecutionResult
+
+from api.auth import BearerAuth
+from api.context import Context
+from api.schema import build_schema
+from gumem.errors import GumemError
+from gumem.runtime import Runtime
+from gumem.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+
+def format_error(err: GraphQLError) -> dict[str, Any]:
+    """Expected errors keep their message and code; anything else is masked."""
+    original = err.original_error
+    out: dict[str, Any] = {"message": err.message}
+    if err.path:
+        out["path"] = err.path
+    if original is None:
+        out["extensions"] = {"code": "GRAPHQL_VALIDATION"}
+    elif isinstance(original, GumemError):
+        out["extensions"] = {"code": original.code}
+    else:
+        log.error("unexpected error in resolver: %s", type(original).__name__)
+        out["message"] = "internal error"
+        out["extensions"] = {"code": "INTERNAL"}
+    return out
+
+
+class GumemGraphQL(GraphQL[Context, None]):
+    def __init__(self, runtime: Runtime, settings: Settings) -> None:
+        super().__init__(build_schema(settings), graphql_ide="graphiql")
+        self.runtime = runtime
+
+    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
+        tenant = request.scope.get("state", {}).get("tenant", "")
+        return Context(memory=self.runtime.memory, tenant=tenant)
+
+    async def process_result(
+        self, request: Request | WebSocket, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        data: GraphQLHTTPResponse = {"data": result.data}
+        if result.errors:
+            data["errors"] = [format_error(e) for e in result.errors]  # type: ignore[typeddict-item]
+        return data
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    settings = settings or get_settings()
+    runtime = Runtime(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await runtime.start()
+        try:
+            yield
+        finally:
+            await runtime.close()
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    graphql = GumemGraphQL(runtime, settings)
+    app = Starlette(
+        routes=[Route("/health", health), Route("/graphql", graphql, methods=["GET", "POST"])],
+        lifespan=lifespan,
+    )
+    app.add_middleware(BearerAuth, keys=settings.tenants_by_key())
+    return app

@@ -1,0 +1,103 @@
+"""The Neo4j driver: one per process, opened by the app's lifespan or a CLI command."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any, LiteralString, TypeVar
+
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
+
+from gumem.errors import GumemError, StorageUnavailable
+from gumem.settings import Settings
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+UNAVAILABLE = (ServiceUnavailable, SessionExpired, ConnectionError, OSError)
+
+
+def bolt_uri(settings: Settings) -> str:
+    if settings.neo4j_uri:
+        return settings.neo4j_uri
+    return f"bolt://127.0.0.1:{settings.dev_bolt_port}"
+
+
+def make_driver(settings: Settings) -> AsyncDriver:
+    return AsyncGraphDatabase.driver(
+        bolt_uri(settings),
+        auth=(settings.neo4j_user, settings.neo4j_password.get_secret_value()),
+        connection_timeout=settings.neo4j_timeout_s,
+        connection_acquisition_timeout=settings.neo4j_timeout_s * 2,
+        max_transaction_retry_time=settings.neo4j_timeout_s * 2,
+    )
+
+
+class Database:
+    """The driver plus the database name; every query of graph/ goes through here."""
+
+    def __init__(self, driver: AsyncDriver, database: str) -> None:
+        self.driver = driver
+        self.database = database
+
+    async def write(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        return await self._run("write", work)
+
+    async def read(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        return await self._run("read", work)
+
+    async def rows(self, cypher: LiteralString, **params: Any) -> list[dict[str, Any]]:
+        """One read query, its records as dicts."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+            result = await tx.run(cypher, params)
+            return [r.data() async for r in result]
+
+        return await self.read(work)
+
+    async def _run(
+        self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]
+    ) -> T:
+        try:
+            async with self.driver.session(database=self.database) as session:
+                if mode == "write":
+                    return await session.execute_write(work)
+                return await session.execute_read(work)
+        except GumemError:
+            raise
+        except UNAVAILABLE as exc:
+            log.warning("neo4j unavailable: %s", type(exc).__name__)
+            raise StorageUnavailable("storage unavailable: Neo4j cannot be reached") from exc
+        except (DriverError, Neo4jError) as exc:
+            if isinstance(exc, Neo4jError) and exc.code and "TransientError" in exc.code:
+                raise StorageUnavailable("storage busy: try again") from exc
+            raise
+
+
+async def tx_rows(
+    tx: AsyncManagedTransaction, cypher: LiteralString, **params: Any
+) -> list[dict[str, Any]]:
+    result = await tx.run(cypher, params)
+    return [r.data() async for r in result]
+
+
+@asynccontextmanager
+async def open_database(settings: Settings) -> AsyncIterator[Database]:
+    driver = make_driver(settings)
+    try:
+        yield Database(driver, settings.neo4j_database)
+    finally:
+        await driver.close()
+
+
+def native(value: Any) -> Any:
+    """Neo4j temporal values to Python ones, recursively through lists and maps."""
+    if hasattr(value, "to_native"):
+        return value.to_native()
+    if isinstance(value, dict):
+        return {k: native(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [native(v) for v in value]
+    return value

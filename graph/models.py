@@ -1,0 +1,147 @@
+"""The graph's node and relationship types (neomodel), one class per label.
+
+Writes go through the batched Cypher in cypher/ (graph/ingest.py and friends); these
+models document every property the seed names and serve simple typed reads. The schema
+itself (constraints, full-text and vector indexes) lives in cypher/schema.cypher.
+"""
+
+from __future__ import annotations
+
+from neomodel import (
+    ArrayProperty,
+    AsyncRelationshipFrom,
+    AsyncRelationshipTo,
+    AsyncStructuredNode,
+    BooleanProperty,
+    DateTimeNeo4jFormatProperty,
+    FloatProperty,
+    IntegerProperty,
+    StringProperty,
+)
+
+
+class Scoped(AsyncStructuredNode):
+    """Every node belongs to one tenant and (except audit records) one user."""
+
+    __abstract_node__ = True
+    tenant = StringProperty(required=True)
+    user_id = StringProperty()
+
+
+class User(Scoped):
+    uid = StringProperty(required=True)  # tenant|user_id
+    created_at = DateTimeNeo4jFormatProperty()
+
+
+class Session(Scoped):
+    uid = StringProperty(required=True)  # tenant|user_id|session_id
+    session_id = StringProperty(required=True)
+    user = AsyncRelationshipTo(User, "OF_USER")
+
+
+class Message(Scoped):
+    uid = StringProperty(required=True)  # tenant|message_id
+    message_id = StringProperty(required=True)
+    session_id = StringProperty(required=True)
+    role = StringProperty(required=True)  # user/assistant/system/tool/event
+    content = StringProperty(required=True)
+    timestamp = DateTimeNeo4jFormatProperty(required=True)
+    event_type = StringProperty(default="message")
+    page = StringProperty()
+    metadata_json = StringProperty(default="{}")
+    ingested_at = DateTimeNeo4jFormatProperty()
+    lang = StringProperty()
+    status = StringProperty(default="pending")  # pending → processed | failed
+    fail_reason = StringProperty()
+    session = AsyncRelationshipTo(Session, "IN_SESSION")
+    facts = AsyncRelationshipFrom("Fact", "SOURCE")
+
+
+class Entity(Scoped):
+    entity_id = StringProperty(required=True)
+    name = StringProperty(required=True)
+    normalized = StringProperty(required=True)
+    type = StringProperty(required=True)
+
+
+class Fact(Scoped):
+    fact_id = StringProperty(required=True)
+    key = StringProperty(required=True)
+    content = StringProperty(required=True)
+    kind = StringProperty(required=True)
+    slot = StringProperty()
+    value = StringProperty()
+    polarity = StringProperty(default="neutral")
+    explicit = BooleanProperty(default=True)
+    confidence = FloatProperty(default=1.0)
+    validity = StringProperty(default="active")  # active / superseded / deleted
+    status = StringProperty(default="pending")  # pending → chunked → processed | failed
+    labels = ArrayProperty(StringProperty(), default=list)
+    entities = ArrayProperty(StringProperty(), default=list)
+    source_message_ids = ArrayProperty(StringProperty(), default=list)
+    anchors = ArrayProperty(StringProperty(), default=list)
+    event_types = ArrayProperty(StringProperty(), default=list)
+    session_ids = ArrayProperty(StringProperty(), default=list)
+    time_start = DateTimeNeo4jFormatProperty()
+    time_end = DateTimeNeo4jFormatProperty()
+    created_at = DateTimeNeo4jFormatProperty()
+    lang = StringProperty()
+    topic = StringProperty()
+    embedding = ArrayProperty(FloatProperty())
+    sources = AsyncRelationshipTo(Message, "SOURCE")
+    mentions = AsyncRelationshipTo(Entity, "MENTIONS")
+    supersedes = AsyncRelationshipTo("Fact", "SUPERSEDES")
+    summaries = AsyncRelationshipTo("Summary", "SUPPORTS")
+
+
+class Topic(Scoped):
+    topic_id = StringProperty(required=True)
+    name = StringProperty(required=True)
+    aliases_text = StringProperty()
+    embedding = ArrayProperty(FloatProperty())
+    summary_count = IntegerProperty(default=0)
+    fact_count = IntegerProperty(default=0)
+
+
+class Summary(Scoped):
+    summary_id = StringProperty(required=True)
+    key = StringProperty(required=True)
+    content = StringProperty(required=True)
+    topic = StringProperty(required=True)
+    kind = StringProperty()
+    source_facts = ArrayProperty(StringProperty(), default=list)
+    confidence = FloatProperty(default=1.0)
+    event_start = DateTimeNeo4jFormatProperty()
+    event_end = DateTimeNeo4jFormatProperty()
+    labels = ArrayProperty(StringProperty(), default=list)
+    entities = ArrayProperty(StringProperty(), default=list)
+    decay_factor = FloatProperty(default=0.01)
+    validity = StringProperty(default="active")  # active / invalid / deprecated
+    memory_status = StringProperty(default="active")  # active/deprioritized/archived/deleted
+    retrieval_boost = FloatProperty(default=1.0)
+    evidence_json = StringProperty(default="{}")
+    anchors = ArrayProperty(StringProperty(), default=list)
+    embedding = ArrayProperty(FloatProperty())
+    created_at = DateTimeNeo4jFormatProperty()
+    updated_at = DateTimeNeo4jFormatProperty()
+    version = IntegerProperty(default=1)
+    lang = StringProperty()
+    in_topic = AsyncRelationshipTo(Topic, "IN_TOPIC")
+    mentions = AsyncRelationshipTo(Entity, "MENTIONS")
+    supersedes = AsyncRelationshipTo("Summary", "SUPERSEDES")
+    facts = AsyncRelationshipFrom(Fact, "SUPPORTS")
+
+
+class AuditRecord(AsyncStructuredNode):
+    """A deletion's trace: who (tenant), what ids and counts, when. Never content."""
+
+    audit_id = StringProperty(required=True)
+    tenant = StringProperty(required=True)
+    action = StringProperty(required=True)
+    target = StringProperty(required=True)
+    counts_json = StringProperty(default="{}")
+    ids = ArrayProperty(StringProperty(), default=list)
+    at = DateTimeNeo4jFormatProperty(required=True)
+
+
+LABELS = ("Message", "Fact", "Summary", "Topic", "Entity", "Session", "User")

@@ -1,0 +1,26 @@
+"""Load the named Cypher queries in cypher/ (one query per file, values as $params)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import LiteralString, cast
+
+CYPHER_DIR = Path(__file__).resolve().parent.parent / "cypher"
+
+
+@cache
+def query(name: str) -> LiteralString:
+    """The text of cypher/<name>.cypher. Names come from code, never from callers."""
+    if not name.replace("_", "").isalnum():
+        raise ValueError(f"bad query name {name!r}")
+    return cast(LiteralString, (CYPHER_DIR / f"{name}.cypher").read_text(encoding="utf-8"))
+
+
+def schema_statements(dim: int) -> list[LiteralString]:
+    """The schema statements, with the embedding dimension (an int) filled in."""
+    if not isinstance(dim, int) or not 1 <= dim <= 4096:
+        raise ValueError(f"bad embedding dimension {dim!r}")
+    text = query("schema").replace("{dim}", str(dim))
+    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("//")]
+    return [cast(LiteralString, s.strip()) for s in "\n".join(lines).split(";") if s.strip()]

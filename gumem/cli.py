@@ -1,0 +1,178 @@
+"""The `gumem` command: manage the dev Neo4j and models, serve the API, ingest, recall."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+
+from gumem.errors import GumemError
+from gumem.settings import Settings, get_settings
+
+log = logging.getLogger("gumem")
+
+
+def _print(obj: Any, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(obj, ensure_ascii=False, indent=2, default=str))
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            print(f"{k}: {v}")
+    else:
+        print(obj)
+
+
+def ensure_neo4j(settings: Settings) -> str:
+    """Start the dev Neo4j unless GUMEM_NEO4J_URI points to one; returns the Bolt URI."""
+    if settings.neo4j_uri:
+        return settings.neo4j_uri
+    from gumem import neo4j_dev
+
+    server = neo4j_dev.start(
+        settings.dev_home, settings.dev_bolt_port, settings.dev_http_port,
+        settings.neo4j_password.get_secret_value(),
+        extra_conf=neo4j_dev.browser_conf(settings.dev_http_port),
+    )
+    return server.bolt_uri
+
+
+def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
+    from gumem import neo4j_dev
+
+    if args.action == "start":
+        uri = ensure_neo4j(settings)
+        print(f"Neo4j running: {uri}  Browser: http://127.0.0.1:{settings.dev_http_port}/browser/")
+        return 0
+    if args.action == "stop":
+        stopped = neo4j_dev.stop(settings.dev_home)
+        print("stopped" if stopped else "not running")
+        return 0
+    server = neo4j_dev.status(settings.dev_home)
+    if server is None:
+        print("not running")
+        return 1
+    print(f"running pid={server.pid} bolt={server.bolt_uri} http={server.http_url}")
+    return 0
+
+
+def cmd_models(args: argparse.Namespace, settings: Settings) -> int:
+    from gumem.modelprep import prepare
+
+    path = prepare(settings.model_cache, force=args.force)
+    print(f"embedding model ready: {path}")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from api.app import create_app
+
+    if not settings.api_keys.get_secret_value():
+        key = secrets.token_urlsafe(24)
+        settings = settings.model_copy(update={"api_keys": SecretStr(f"{key}=dev")})
+        print(f"No GUMEM_API_KEYS set: development key for tenant 'dev': {key}")
+        print(f'  send it as the header  Authorization: Bearer {key}')
+    ensure_neo4j(settings)
+    print(f"GraphiQL:      http://{settings.host}:{settings.port}/graphql")
+    if not settings.neo4j_uri:
+        print(f"Neo4j Browser: http://127.0.0.1:{settings.dev_http_port}/browser/ "
+              f"(user neo4j, password from GUMEM_NEO4J_PASSWORD)")
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from gumem.client import Client
+
+    items = [json.loads(line) for line in Path(args.file).read_text().splitlines() if line.strip()]
+    with Client(args.url, args.key) as client:
+        total: dict[str, Any] = {"accepted": 0, "duplicates": 0, "errors": []}
+        for start in range(0, len(items), args.batch):
+            res = client.add_messages(items[start:start + args.batch])
+            total["accepted"] += len(res["accepted"])
+            total["duplicates"] += len(res["duplicates"])
+            total["errors"] += res["errors"]
+    _print(total, args.json)
+    return 1 if total["errors"] else 0
+
+
+def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
+    from gumem.client import Client
+
+    with Client(args.url, args.key) as client:
+        res = client.memory(args.user, args.query, session_id=args.session, now=args.now)
+    if args.json:
+        _print(res, True)
+    else:
+        print(res["formattedContext"])
+    return 0
+
+
+def cmd_trace(args: argparse.Namespace, settings: Settings) -> int:
+    from gumem.client import Client
+
+    with Client(args.url, args.key) as client:
+        res = client.trace(args.id)
+    _print(res, True) if args.json else print(res.get("cypher", ""))
+    return 0
+
+
+def _client_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--url", default="http://127.0.0.1:8000/graphql")
+    p.add_argument("--key", default=None, help="API key (default: $GUMEM_API_KEY)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="gumem", description=__doc__)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("neo4j", help="the development Neo4j (from Maven Central)")
+    p.add_argument("action", choices=["start", "stop", "status"])
+    p.set_defaults(func=cmd_neo4j)
+    p = sub.add_parser("models", help="prepare the offline models")
+    p.add_argument("action", choices=["prepare"])
+    p.add_argument("--force", action="store_true")
+    p.set_defaults(func=cmd_models)
+    p = sub.add_parser("serve", help="serve GraphQL on GUMEM_HOST:GUMEM_PORT")
+    p.set_defaults(func=cmd_serve)
+    p = sub.add_parser("ingest", help="send a JSONL file of MessageInput objects")
+    p.add_argument("file")
+    p.add_argument("--batch", type=int, default=500)
+    _client_args(p)
+    p.set_defaults(func=cmd_ingest)
+    p = sub.add_parser("recall", help="recall memory for a query")
+    p.add_argument("query")
+    p.add_argument("--user", required=True)
+    p.add_argument("--session", default=None)
+    p.add_argument("--now", default=None)
+    _client_args(p)
+    p.set_defaults(func=cmd_recall)
+    p = sub.add_parser("trace", help="provenance of a Summary, Fact or Message id")
+    p.add_argument("id")
+    _client_args(p)
+    p.set_defaults(func=cmd_trace)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args, get_settings()))
+    except GumemError as exc:
+        print(f"gumem: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""One exception family for GUMem. Messages never carry user content or secrets."""
+
+from __future__ import annotations
+
+
+class GumemError(Exception):
+    """Base of every error GUMem raises on purpose."""
+
+    code = "GUMEM_ERROR"
+
+
+class ConfigError(GumemError):
+    code = "CONFIG_ERROR"
+
+
+class InputError(GumemError):
+    """Bad input: names the field (and the batch index) and the reason."""
+
+    code = "BAD_INPUT"
+
+    def __init__(self, field: str, reason: str, index: int | None = None) -> None:
+        self.field = field
+        self.reason = reason
+        self.index = index
+        where = f"messages[{index}].{field}" if index is not None else field
+        super().__init__(f"{where}: {reason}")
+
+
+class NotFoundError(GumemError):
+    code = "NOT_FOUND"
+
+
+class AuthError(GumemError):
+    code = "UNAUTHENTICATED"
+
+
+class StorageUnavailable(GumemError):
+    """Neo4j cannot be reached; the request wrote nothing."""
+
+    code = "STORAGE_UNAVAILABLE"
+
+
+class ModelError(GumemError):
+    code = "MODEL_ERROR"

@@ -1,0 +1,164 @@
+"""Validation of incoming Messages at the edge: every error names the item and field."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from extract.types import EVENT_TYPES, ROLES
+from gumem.errors import InputError
+from gumem.settings import Settings
+
+_ID = re.compile(r"^[\w.:@/+\-]{1,200}$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_MIN_TS = datetime(1970, 1, 1, tzinfo=UTC)
+_MAX_TS = datetime(2100, 1, 1, tzinfo=UTC)
+_MAX_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class MessageIn:
+    message_id: str
+    user_id: str
+    session_id: str
+    role: str
+    content: str
+    timestamp: datetime
+    event_type: str
+    page: str | None
+    metadata: dict[str, Any]
+
+
+def _ident(value: Any, field: str, index: int) -> str:
+    if not isinstance(value, str) or not value:
+        raise InputError(field, "required, a non-empty string", index)
+    if not _ID.match(value):
+        raise InputError(field, "1-200 characters of letters, digits and ._:@/+-", index)
+    return value
+
+
+def _text(value: Any, field: str, index: int, limit: int) -> str:
+    if not isinstance(value, str):
+        raise InputError(field, "must be a string", index)
+    if len(value) > limit:
+        raise InputError(field, f"longer than {limit} characters", index)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(field, "not valid UTF-8 (lone surrogate)", index) from None
+    if _CONTROL.search(value):
+        raise InputError(field, "contains control characters", index)
+    return value
+
+
+def _timestamp(value: Any, index: int) -> datetime:
+    if isinstance(value, datetime):
+        ts = value
+    elif isinstance(value, str):
+        try:
+            ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError("timestamp", "not an ISO 8601 date-time", index) from None
+    else:
+        raise InputError("timestamp", "required, an ISO 8601 date-time", index)
+    if ts.tzinfo is None:
+        raise InputError("timestamp", "needs a time zone offset (e.g. Z or +08:00)", index)
+    if not _MIN_TS <= ts < _MAX_TS:
+        raise InputError("timestamp", "outside 1970-2100", index)
+    return ts
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    if isinstance(value, dict):
+        return max([_depth(v, level + 1) for v in value.values()], default=level + 1)
+    if isinstance(value, list):
+        return max([_depth(v, level + 1) for v in value], default=level + 1)
+    return level
+
+
+def _metadata(value: Any, index: int, limit: int) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise InputError("metadata", "not valid JSON", index) from None
+    if not isinstance(value, dict):
+        raise InputError("metadata", "must be a JSON object", index)
+    if _depth(value) > _MAX_DEPTH:
+        raise InputError("metadata", f"nested deeper than {_MAX_DEPTH} levels", index)
+    try:
+        size = len(json.dumps(value, ensure_ascii=False))
+    except (TypeError, ValueError):
+        raise InputError("metadata", "not JSON-serialisable", index) from None
+    if size > limit:
+        raise InputError("metadata", f"larger than {limit} characters", index)
+    _text(json.dumps(value), "metadata", index, limit * 6)
+    return value
+
+
+def parse_message(item: Any, index: int, settings: Settings) -> MessageIn:
+    if not isinstance(item, dict):
+        raise InputError("message", "must be an object", index)
+    role = item.get("role")
+    if role not in ROLES:
+        raise InputError("role", f"must be one of {', '.join(ROLES)}", index)
+    event_type = item.get("eventType") or "message"
+    if event_type not in EVENT_TYPES:
+        raise InputError("eventType", f"must be one of {', '.join(EVENT_TYPES)}", index)
+    content = _text(item.get("content"), "content", index, settings.max_content_chars)
+    if not content.strip():
+        raise InputError("content", "must not be empty", index)
+    page = item.get("page")
+    return MessageIn(
+        message_id=_ident(item.get("id"), "id", index),
+        user_id=_ident(item.get("userId"), "userId", index),
+        session_id=_ident(item.get("sessionId"), "sessionId", index),
+        role=role,
+        content=content,
+        timestamp=_timestamp(item.get("timestamp"), index),
+        event_type=event_type,
+        page=None if page is None else _text(page, "page", index, 200),
+        metadata=_metadata(item.get("metadata"), index, settings.max_metadata_chars),
+    )
+
+
+class BatchError(InputError):
+    """A rejected batch: one InputError per bad item; nothing of the batch is written."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        self.errors = errors
+        first = errors[0]
+        super().__init__(first.field, first.reason, first.index)
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        self.args = (f"batch rejected: {self.args[0]}{more}",)
+
+
+def parse_batch(items: Any, settings: Settings) -> list[MessageIn]:
+    """All or nothing: any bad item rejects the batch; every error names index and field."""
+    if not isinstance(items, list):
+        raise InputError("messages", "must be a list")
+    if not items:
+        raise InputError("messages", "must not be empty")
+    if len(items) > settings.max_batch:
+        raise InputError("messages", f"more than {settings.max_batch} items in one batch")
+    out: list[MessageIn] = []
+    errors: list[InputError] = []
+    for i, item in enumerate(items):
+        try:
+            out.append(parse_message(item, i, settings))
+        except InputError as exc:
+            errors.append(exc)
+    if errors:
+        raise BatchError(errors)
+    return out
+
+
+def parse_tenant(value: str) -> str:
+    if not _ID.match(value):
+        raise InputError("tenant", "1-200 characters of letters, digits and ._:@/+-")
+    return value

