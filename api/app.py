@@ -62,22 +62,26 @@ class GumemGraphQL(GraphQL[Context, None]):
         return data
 
 
-def create_app(settings: Settings | None = None) -> Starlette:
+def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> Starlette:
+    """The app. Given a started `runtime` (tests, embedding), the lifespan leaves it be."""
     settings = settings or get_settings()
-    runtime = Runtime(settings)
+    owned = runtime is None
+    rt = runtime or Runtime(settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await runtime.start()
+        if owned:
+            await rt.start()
         try:
             yield
         finally:
-            await runtime.close()
+            if owned:
+                await rt.close()
 
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True})
 
-    graphql = GumemGraphQL(runtime, settings)
+    graphql = GumemGraphQL(rt, settings)
     app = Starlette(
         routes=[Route("/health", health), Route("/graphql", graphql, methods=["GET", "POST"])],
         lifespan=lifespan,

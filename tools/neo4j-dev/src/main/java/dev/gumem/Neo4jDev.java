@@ -156,7 +156,13 @@ public final class Neo4jDev {
         // Modest memory: this DBMS shares the machine with test runs and other work.
         conf.put("server.memory.pagecache.size", "256m");
         conf.put("dbms.memory.transaction.total.max", "512m");
-        conf.put("db.tx_log.rotation.retention_policy", "256M size");
+        // Small, not preallocated transaction logs (the default preallocates 256 MiB per database).
+        conf.put("db.tx_log.rotation.size", "16M");
+        conf.put("db.tx_log.preallocate", "false");
+        conf.put("db.tx_log.rotation.retention_policy", "128M size");
+        // Bolt waits 5 s + 5 s for idle connections and its thread pool on shutdown by default.
+        conf.put("internal.server.bolt.connection_shutdown_wait_time", "1s");
+        conf.put("internal.server.bolt.thread_pool_shutdown_wait_time", "1s");
         return conf;
     }
 

@@ -1,0 +1,53 @@
+# GUMem. `make run` serves the API; `make test` is what CI runs (.ci/run).
+SHELL := /bin/bash
+PY := .venv/bin/python
+UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+LOCOMO ?= ../shared/data/locomo/locomo-dev.json
+LOCOMO_OUT ?= bench/results/locomo.json
+
+.PHONY: install models run test test-unit test-reliability check format lint types neo4j-stop bench bench-locomo schema
+
+install: .venv/.installed
+
+.venv/.installed: pyproject.toml uv.lock
+	@command -v uv >/dev/null 2>&1 || test -x $(UV) || python3 -m pip install --quiet --user uv
+	$(UV) sync --frozen --extra dev
+	@touch $@
+
+models: install
+	$(PY) -m gumem.cli models prepare
+
+run: install models
+	$(PY) -m gumem.cli serve
+
+test: install models
+	$(PY) -m pytest -m "not reliability" -ra
+
+test-unit: install
+	$(PY) -m pytest tests/unit -ra
+
+test-reliability: install models
+	$(PY) -m pytest -m reliability -ra -s
+
+format: install
+	$(PY) -m ruff format gumem graph api extract tests bench
+
+lint: install
+	$(PY) -m ruff check gumem graph api extract tests bench
+
+types: install
+	$(PY) -m mypy
+
+check: format lint types test
+
+schema: install
+	$(PY) -m api.export > schema.graphql
+
+neo4j-stop: install
+	$(PY) -m gumem.cli neo4j stop
+
+bench: install models
+	$(PY) -m bench.run_all
+
+bench-locomo: install models
+	$(PY) -m bench.locomo --data $(LOCOMO) --out $(LOCOMO_OUT)

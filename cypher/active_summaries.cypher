@@ -1,0 +1,6 @@
+// The current (active-validity) Summaries of some of a user's Topics.
+MATCH (s:Summary)
+WHERE s.tenant = $tenant AND s.user_id = $user_id AND s.validity = 'active'
+  AND s.topic IN $topics
+RETURN s.summary_id AS summary_id, s.key AS key, s.content AS content, s.topic AS topic,
+  s.source_facts AS source_facts, s.version AS version

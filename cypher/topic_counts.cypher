@@ -1,0 +1,8 @@
+MATCH (t:Topic) WHERE t.tenant = $tenant AND t.user_id = $user_id
+OPTIONAL MATCH (s:Summary)-[:IN_TOPIC]->(t) WHERE s.validity = 'active'
+WITH t, count(s) AS summaries
+OPTIONAL MATCH (f:Fact) WHERE f.tenant = $tenant AND f.user_id = $user_id
+  AND f.topic = t.name AND f.validity = 'active'
+WITH t, summaries, count(f) AS facts
+SET t.summary_count = summaries, t.fact_count = facts
+RETURN count(t) AS topics

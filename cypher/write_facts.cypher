@@ -1,0 +1,62 @@
+// Merge extracted Facts with their SOURCE edges and entities; newer facts on a slot
+// supersede older active ones (kept, marked superseded, linked by SUPERSEDES).
+UNWIND $facts AS row
+MERGE (f:Fact {fact_id: row.fact_id})
+  ON CREATE SET f.tenant = $tenant, f.user_id = $user_id, f.key = row.key,
+    f.content = row.content, f.kind = row.kind, f.slot = row.slot, f.value = row.value,
+    f.polarity = row.polarity, f.explicit = row.explicit, f.lang = row.lang,
+    f.validity = 'active', f.status = 'pending', f.created_at = $now,
+    f.embedding = row.embedding, f.source_message_ids = [], f.session_ids = [],
+    f.event_types = [], f.anchors = [], f.labels = [], f.entities = []
+SET f.confidence = row.confidence, f.labels = row.labels, f.entities = row.entity_names,
+    f.time_start = CASE WHEN f.time_start IS NULL OR row.time_start < f.time_start
+                   THEN row.time_start ELSE f.time_start END,
+    f.time_end = CASE WHEN f.time_end IS NULL OR row.time_end > f.time_end
+                 THEN row.time_end ELSE f.time_end END
+WITH f, row
+CALL (f, row) {
+  UNWIND row.source_uids AS uid
+  MATCH (m:Message {uid: uid})
+  MERGE (f)-[:SOURCE]->(m)
+  RETURN collect(m) AS sources
+}
+WITH f, row, sources
+SET f.source_message_ids = [m IN sources | m.message_id] +
+      [x IN f.source_message_ids WHERE NOT x IN [m IN sources | m.message_id]],
+    f.session_ids = reduce(acc = f.session_ids, m IN sources |
+      CASE WHEN m.session_id IN acc THEN acc ELSE acc + m.session_id END),
+    f.event_types = reduce(acc = [], m IN sources | acc + m.event_type),
+    f.anchors = reduce(acc = f.anchors, a IN row.anchors |
+      CASE WHEN a IN acc THEN acc ELSE acc + a END)
+WITH f, row
+CALL (f, row) {
+  UNWIND row.entities AS e
+  MERGE (n:Entity {entity_id: e.entity_id})
+    ON CREATE SET n.tenant = $tenant, n.user_id = $user_id, n.name = e.name,
+      n.normalized = e.normalized, n.type = e.type
+  MERGE (f)-[:MENTIONS]->(n)
+  RETURN count(n) AS entities
+}
+WITH f, row
+CALL (f, row) {
+  OPTIONAL MATCH (newer:Fact)
+  WHERE row.slot IS NOT NULL AND newer.tenant = $tenant AND newer.user_id = $user_id
+    AND newer.slot = row.slot AND newer.validity = 'active' AND newer.fact_id <> f.fact_id
+    AND newer.time_end > f.time_end AND f.validity = 'active'
+  WITH f, newer ORDER BY newer.time_end DESC LIMIT 1
+  FOREACH (n IN CASE WHEN newer IS NULL THEN [] ELSE [newer] END |
+    SET f.validity = 'superseded', f.superseded_at = $now
+    MERGE (n)-[:SUPERSEDES]->(f))
+  RETURN count(newer) AS late
+}
+WITH f, row
+CALL (f, row) {
+  MATCH (old:Fact)
+  WHERE row.slot IS NOT NULL AND old.tenant = $tenant AND old.user_id = $user_id
+    AND old.slot = row.slot AND old.validity = 'active' AND old.fact_id <> f.fact_id
+    AND old.time_end <= f.time_end AND f.validity = 'active'
+  SET old.validity = 'superseded', old.superseded_at = $now
+  MERGE (f)-[:SUPERSEDES]->(old)
+  RETURN collect(old.fact_id) AS superseded
+}
+RETURN f.fact_id AS fact_id, superseded

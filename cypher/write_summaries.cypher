@@ -1,0 +1,32 @@
+// New Summary versions with SUPPORTS / IN_TOPIC / MENTIONS edges.
+UNWIND $summaries AS row
+MATCH (t:Topic {topic_id: row.topic_id})
+MERGE (s:Summary {summary_id: row.summary_id})
+  ON CREATE SET s.tenant = $tenant, s.user_id = $user_id, s.key = row.key,
+    s.content = row.content, s.topic = row.topic, s.kind = row.kind,
+    s.source_facts = row.source_facts, s.confidence = row.confidence,
+    s.event_start = row.event_start, s.event_end = row.event_end, s.labels = row.labels,
+    s.entities = row.entity_names, s.decay_factor = row.decay_factor,
+    s.validity = 'active', s.memory_status = 'active', s.retrieval_boost = 1.0,
+    s.evidence_json = row.evidence_json, s.anchors = row.anchors,
+    s.embedding = row.embedding, s.created_at = $now, s.updated_at = $now,
+    s.version = row.version, s.lang = row.lang
+MERGE (s)-[:IN_TOPIC]->(t)
+WITH s, row
+CALL (s, row) {
+  UNWIND row.source_facts AS fid
+  MATCH (f:Fact {fact_id: fid})
+  MERGE (f)-[:SUPPORTS]->(s)
+  SET f.status = 'processed'
+  RETURN count(f) AS facts
+}
+WITH s, row
+CALL (s, row) {
+  UNWIND row.entities AS e
+  MERGE (n:Entity {entity_id: e.entity_id})
+    ON CREATE SET n.tenant = $tenant, n.user_id = $user_id, n.name = e.name,
+      n.normalized = e.normalized, n.type = e.type
+  MERGE (s)-[:MENTIONS]->(n)
+  RETURN count(n) AS entities
+}
+RETURN s.summary_id AS summary_id

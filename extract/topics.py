@@ -1,0 +1,302 @@
+"""Assign Facts to Topics: taxonomy, then embedding, then session context, then a new Topic.
+
+Pure and deterministic: graph/ passes the batch's Facts and the user's existing Topics and
+gets back one ``TopicChoice`` per fact id.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Literal
+
+from extract.taxonomy import (
+    CUE,
+    DEFAULT_TAXONOMY,
+    STRONG,
+    Taxonomy,
+    match_scores,
+    normalize_name,
+)
+from extract.types import Embedder, FactRecord, TopicRecord
+
+Method = Literal["taxonomy", "embedding", "context", "new"]
+
+DEFAULT_THRESHOLD = 0.8  # cosine, fact embedding vs Topic embedding
+DEFAULT_CONTEXT_WINDOW = timedelta(minutes=30)
+FALLBACK_TOPIC = "general"
+
+# Labels that say how a fact was made, not what it is about.
+_GENERIC_LABELS = frozenset(
+    {
+        "preference", "constraint", "plan", "identity", "behavior_pattern", "behavior",
+        "behaviour", "timeline", "fact", "explicit", "implicit", "message", "search",
+        "filter", "view", "click", "favorite", "dwell", "skip", "purchase", "tool_call",
+        "chat", "user", "general", "misc", "other", "likes", "avoids", "neutral",
+    }
+)
+# Entity types that name a value rather than a subject.
+_VALUE_TYPES = frozenset(
+    {"MONEY", "SIZE", "DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT", "QUANTITY", "PERSON"}
+)
+_EN_STOP = frozenset(
+    """a an the this that these those user user's users i me my we our you your he she it
+    they them his her its their is are was were be been being am has have had do does did
+    will would can could should may might must not no to of in on at for with from by about
+    as into over under than and or but so very really just also often usually always
+    currently recently now today yesterday tomorrow go goes went going gone get got like
+    likes liked want wants wanted prefer prefers preferred plan plans planned planning
+    think thinks thought feel feels felt love loves loved enjoy enjoys enjoyed need needs
+    looking look looks interested more most less some any all much many one two""".split()
+)
+_ZH_SUBJECT = re.compile(r"^(?:该用户|用户|我们|我|他们|她们|他|她)")
+_ZH_LEAD = re.compile(
+    r"^(?:的)?(?:近期|最近|目前|现在|当前|正在|经常|常常|常|通常|一般|主要|更|很|非常|比较|不太|不)*"
+    r"(?:在|有|是|想要|想|要|打算|计划|准备|喜欢|偏好|倾向|关注|参加|去|买|购买|寻找|找|看|做|养|用)?"
+)
+_ZH_CUT = re.compile(r"[，。；;,.!！?？、（）()\s]")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+
+
+@dataclass(frozen=True)
+class TopicChoice:
+    name: str
+    is_new: bool
+    method: Method
+    score: float
+    topic_id: str | None = None  # set when the name is one of the user's existing Topics
+
+
+def assign_topics(
+    facts: Sequence[FactRecord],
+    existing: Sequence[TopicRecord],
+    embedder: Embedder | None,
+    taxonomy: Taxonomy = DEFAULT_TAXONOMY,
+    threshold: float = DEFAULT_THRESHOLD,
+    *,
+    context_window: timedelta = DEFAULT_CONTEXT_WINDOW,
+    known: Sequence[tuple[FactRecord, str]] = (),
+) -> dict[str, TopicChoice]:
+    """Choose a Topic for every fact (fact_id → TopicChoice).
+
+    (a) taxonomy aliases in content, labels and entity names (the user's existing Topic
+    names and aliases count as aliases too); (b) cosine of the fact's embedding to existing
+    Topic embeddings ≥ ``threshold``; (c) the Topic of facts from the same session or
+    within ``context_window`` that did match (``known`` adds already-filed facts of the
+    user, e.g. the fact a correction supersedes; a shared slot is a strong vote);
+    (d) a new Topic named after the fact's label, entity, slot or main noun.
+    """
+    ordered = sorted(facts, key=lambda f: (f.time_start, f.fact_id))
+    existing_by_name = {normalize_name(t.name): t for t in existing}
+    tax = taxonomy.extended([(t.name, t.aliases) for t in existing])
+
+    scores = {f.fact_id: match_scores(_haystack(f), tax) for f in ordered}
+    anchored: dict[str, tuple[str, Method, float]] = {}
+    for f in ordered:
+        best = _best(scores[f.fact_id])
+        if best is not None:
+            anchored[f.fact_id] = (best[0], "taxonomy", best[1])
+        elif f.kind == "identity" and tax.get("identity") is not None:
+            anchored[f.fact_id] = ("identity", "taxonomy", CUE)
+
+    pending = [f for f in ordered if f.fact_id not in anchored]
+    for fact_id, (name, sim) in _embedding_matches(pending, existing, embedder, threshold).items():
+        anchored[fact_id] = (name, "embedding", sim)
+
+    voters = [(f, anchored[f.fact_id][0]) for f in ordered if f.fact_id in anchored]
+    voters.extend((f, normalize_name(name)) for f, name in known)
+
+    result: dict[str, TopicChoice] = {}
+    new_names: dict[str, None] = {}
+    for f in ordered:
+        ctx = _context_topic(f, voters, context_window)
+        own = anchored.get(f.fact_id)
+        if own is not None and own[1] == "embedding":
+            name, method, score = own
+        elif ctx is not None and scores[f.fact_id].get(ctx[0], 0.0) > 0 and (
+            own is None or own[0] != ctx[0]
+        ):
+            name, method, score = ctx[0], "context", scores[f.fact_id][ctx[0]]
+        elif own is not None:
+            name, method, score = own
+        elif ctx is not None:
+            name, method, score = ctx[0], "context", ctx[1]
+        else:
+            name, method, score = derive_topic_name(f), "new", 0.0
+            new_names[name] = None
+        topic = existing_by_name.get(normalize_name(name))
+        result[f.fact_id] = TopicChoice(
+            name=topic.name if topic else name,
+            is_new=topic is None,
+            method=method,
+            score=round(score, 4),
+            topic_id=topic.topic_id if topic else None,
+        )
+    return result
+
+
+def topic_embedding_text(
+    name: str, aliases: Sequence[str] = (), taxonomy: Taxonomy = DEFAULT_TAXONOMY
+) -> str:
+    """Text to embed for a Topic: its name, then its aliases (taxonomy ones included)."""
+    entry = taxonomy.get(name)
+    terms: dict[str, None] = {}
+    for term in (*(entry.aliases if entry else ()), *aliases):
+        norm = normalize_name(term)
+        if norm and norm != normalize_name(name):
+            terms[norm] = None
+    listed = list(terms)[:24]
+    return f"{normalize_name(name)}: {', '.join(listed)}" if listed else normalize_name(name)
+
+
+def derive_topic_name(fact: FactRecord) -> str:
+    """A short lower-case name for a new Topic: label, entity, slot family or main noun."""
+    for label in fact.labels:
+        name = normalize_name(label.replace("_", " "))
+        if name and label.lower() not in _GENERIC_LABELS and len(name) <= 40:
+            return name
+    for ent in fact.entities:
+        if ent.type.upper() not in _VALUE_TYPES and ent.name.strip():
+            return normalize_name(ent.normalized or ent.name)
+    if fact.slot:
+        return normalize_name(fact.slot.split(":", 1)[0].replace("_", " "))
+    noun = _zh_noun(fact.content) if fact.lang == "zh" else _en_noun(fact.content)
+    return noun or FALLBACK_TOPIC
+
+
+def _haystack(fact: FactRecord) -> str:
+    parts = [fact.content, *fact.labels, *(e.name for e in fact.entities)]
+    if fact.slot:
+        parts.append(fact.slot.split(":", 1)[0])
+    return " | ".join(parts)
+
+
+def _best(scores: Mapping[str, float]) -> tuple[str, float] | None:
+    # Dict order follows the taxonomy's match order, so ties keep the first hit.
+    best: tuple[str, float] | None = None
+    for name, score in scores.items():
+        if score >= STRONG and (best is None or score > best[1]):
+            best = (name, score)
+    return best
+
+
+def _embedding_matches(
+    facts: Sequence[FactRecord],
+    existing: Sequence[TopicRecord],
+    embedder: Embedder | None,
+    threshold: float,
+) -> dict[str, tuple[str, float]]:
+    if not facts or not existing:
+        return {}
+    topic_vecs = _topic_vectors(existing, embedder)
+    if not topic_vecs:
+        return {}
+    fact_vecs = _fact_vectors(facts, embedder)
+    out: dict[str, tuple[str, float]] = {}
+    for f in facts:
+        vec = fact_vecs.get(f.fact_id)
+        if vec is None:
+            continue
+        best: tuple[str, float] | None = None
+        for name, tvec in topic_vecs:
+            sim = _cosine(vec, tvec)
+            if sim >= threshold and (best is None or sim > best[1]):
+                best = (name, sim)
+        if best is not None:
+            out[f.fact_id] = best
+    return out
+
+
+def _topic_vectors(
+    existing: Sequence[TopicRecord], embedder: Embedder | None
+) -> list[tuple[str, Sequence[float]]]:
+    vecs: list[tuple[str, Sequence[float]]] = []
+    missing = [t for t in existing if t.embedding is None]
+    computed: dict[str, Sequence[float]] = {}
+    if missing and embedder is not None:
+        texts = [topic_embedding_text(t.name, t.aliases) for t in missing]
+        for t, v in zip(missing, embedder.embed_passages(texts), strict=True):
+            computed[t.topic_id] = v
+    for t in existing:
+        vec = t.embedding if t.embedding is not None else computed.get(t.topic_id)
+        if vec is not None:
+            vecs.append((t.name, vec))
+    return vecs
+
+
+def _fact_vectors(
+    facts: Sequence[FactRecord], embedder: Embedder | None
+) -> dict[str, Sequence[float]]:
+    out: dict[str, Sequence[float]] = {f.fact_id: f.embedding for f in facts if f.embedding}
+    missing = [f for f in facts if f.fact_id not in out]
+    if missing and embedder is not None:
+        vecs = embedder.embed_passages([f.content for f in missing])
+        for f, v in zip(missing, vecs, strict=True):
+            out[f.fact_id] = v
+    return out
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    if len(a) != len(b):
+        return 0.0
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def _context_topic(
+    fact: FactRecord, voters: Sequence[tuple[FactRecord, str]], window: timedelta
+) -> tuple[str, float] | None:
+    """Weighted vote of neighbouring anchored facts; returns (topic, share of the vote)."""
+    votes: dict[str, float] = {}
+    for other, topic in voters:
+        if other.fact_id == fact.fact_id:
+            continue
+        weight = _closeness(fact, other, window)
+        if weight > 0:
+            votes[topic] = votes.get(topic, 0.0) + weight
+    if not votes:
+        return None
+    total = sum(votes.values())
+    name = max(sorted(votes), key=lambda n: votes[n])
+    return name, votes[name] / total
+
+
+def _closeness(a: FactRecord, b: FactRecord, window: timedelta) -> float:
+    same_slot = bool(a.slot and b.slot and a.slot == b.slot)
+    same_session = bool(set(a.session_ids) & set(b.session_ids))
+    gap = _gap(a, b)
+    if not (same_slot or same_session or gap <= window):
+        return 0.0
+    weight = 1.0 / (1.0 + gap / max(window, timedelta(seconds=1)))
+    if same_slot:
+        weight += 2.0
+    shared = {e.normalized for e in a.entities} & {e.normalized for e in b.entities}
+    if shared:
+        weight += 1.0
+    return weight
+
+
+def _gap(a: FactRecord, b: FactRecord) -> timedelta:
+    later = max(a.time_start, b.time_start)
+    earlier_end = min(a.time_end, b.time_end)
+    return max(later - earlier_end, timedelta(0))
+
+
+def _en_noun(content: str) -> str:
+    words = [w.lower() for w in _LATIN_WORD.findall(content) if not w[0].isupper() or w.isupper()]
+    kept = [w.strip("'") for w in words if w.lower() not in _EN_STOP and len(w) > 1]
+    return normalize_name(" ".join(kept[:3]))
+
+
+def _zh_noun(content: str) -> str:
+    text = _ZH_SUBJECT.sub("", content.strip())
+    text = _ZH_LEAD.sub("", text, count=1)
+    head = _ZH_CUT.split(text, maxsplit=1)[0]
+    if not head:
+        return _en_noun(content)
+    return normalize_name(head[:6])

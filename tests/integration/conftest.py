@@ -1,0 +1,103 @@
+"""Integration tests run against a real Neo4j 5 that this test session starts and owns.
+
+By default a fresh test Neo4j is started from the project's launcher in its own home and
+ports (never the dev one) and stopped at the end. GUMEM_TEST_NEO4J_URI may point to
+another server instead; the tests refuse it unless it is empty or marked as ours.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from graph.db import Database
+from gumem.runtime import Runtime
+from gumem.service import Memory
+from gumem.settings import ROOT, Settings
+
+MARKER = "_GumemTestDb"
+TEST_HOME = Path(os.environ.get("GUMEM_TEST_NEO4J_HOME", ROOT / ".gumem" / "test-neo4j"))
+BOLT_PORT = int(os.environ.get("GUMEM_TEST_BOLT_PORT", "7688"))
+HTTP_PORT = int(os.environ.get("GUMEM_TEST_HTTP_PORT", "7475"))
+PASSWORD = "gumem-test-password"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "integration" in str(item.fspath):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri() -> Iterator[str]:
+    external = os.environ.get("GUMEM_TEST_NEO4J_URI")
+    if external:
+        yield external
+        return
+    from gumem import neo4j_dev
+
+    neo4j_dev.stop(TEST_HOME)
+    shutil.rmtree(TEST_HOME, ignore_errors=True)  # always a database this run created
+    server = neo4j_dev.start(TEST_HOME, BOLT_PORT, HTTP_PORT, PASSWORD, timeout_s=180)
+    try:
+        yield server.bolt_uri
+    finally:
+        neo4j_dev.stop(TEST_HOME)
+
+
+@pytest.fixture(scope="session")
+def settings(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    password = os.environ.get("GUMEM_TEST_NEO4J_PASSWORD", PASSWORD)
+    return Settings(
+        neo4j_uri=neo4j_uri,
+        neo4j_password=SecretStr(password),
+        api_keys=SecretStr("key-a=tenant-a,key-b=tenant-b"),
+    )
+
+
+async def _claim(db: Database) -> None:
+    """Refuse a database we did not create: it must be empty or carry our marker."""
+    rows = await db.rows(f"MATCH (m:{MARKER}) RETURN count(m) AS n")  # type: ignore[arg-type]
+    if rows[0]["n"]:
+        return
+    rows = await db.rows("MATCH (n) RETURN count(n) AS n")
+    if rows[0]["n"]:
+        pytest.exit("refusing to run: the test Neo4j holds data this test run did not create", 3)
+    async with db.driver.session(database=db.database) as s:
+        await (await s.run(f"CREATE (:{MARKER} {{token: $t}})", t=uuid.uuid4().hex)).consume()  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+async def runtime(settings: Settings) -> AsyncIterator[Runtime]:
+    rt = Runtime(settings)
+    memory = await rt.start()
+    await _claim(memory.db)
+    version = await memory.server_version()
+    print(f"\n[gumem] integration tests against Neo4j {version} at {settings.neo4j_uri}")
+    yield rt
+    await rt.close()
+
+
+@pytest.fixture
+async def memory(runtime: Runtime) -> AsyncIterator[Memory]:
+    mem = runtime.memory
+    await reset(mem.db)
+    yield mem
+
+
+async def reset(db: Database) -> None:
+    async with db.driver.session(database=db.database) as s:
+        await (await s.run(f"MATCH (n) WHERE NOT n:{MARKER} DETACH DELETE n")).consume()  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def db(memory: Memory) -> Database:
+    return memory.db
+
+
