@@ -56,6 +56,7 @@ _ZH_SUBJECT = re.compile(r"^(?:该用户|用户|我们|我|他们|她们|他|她
 _ZH_LEAD = re.compile(
     r"^(?:的)?(?:近期|最近|目前|现在|当前|正在|经常|常常|常|通常|一般|主要|更|很|非常|比较|不太|不)*"
     r"(?:在|有|是|想要|想|要|打算|计划|准备|喜欢|偏好|倾向|关注|参加|去|买|购买|寻找|找|看|做|养|用)?"
+    r"(?:了|过)?(?:一只|一个|一双|一件|一家|一条|一种|一次)?"
 )
 _ZH_CUT = re.compile(r"[，。；;,.!！?？、（）()\s]")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
@@ -110,15 +111,12 @@ def assign_topics(
     voters.extend((f, normalize_name(name)) for f, name in known)
 
     result: dict[str, TopicChoice] = {}
-    new_names: dict[str, None] = {}
     for f in ordered:
         ctx = _context_topic(f, voters, context_window)
         own = anchored.get(f.fact_id)
         if own is not None and own[1] == "embedding":
             name, method, score = own
-        elif ctx is not None and scores[f.fact_id].get(ctx[0], 0.0) > 0 and (
-            own is None or own[0] != ctx[0]
-        ):
+        elif ctx is not None and _context_wins(scores[f.fact_id], ctx[0], own):
             name, method, score = ctx[0], "context", scores[f.fact_id][ctx[0]]
         elif own is not None:
             name, method, score = own
@@ -126,7 +124,6 @@ def assign_topics(
             name, method, score = ctx[0], "context", ctx[1]
         else:
             name, method, score = derive_topic_name(f), "new", 0.0
-            new_names[name] = None
         topic = existing_by_name.get(normalize_name(name))
         result[f.fact_id] = TopicChoice(
             name=topic.name if topic else name,
@@ -181,6 +178,17 @@ def _best(scores: Mapping[str, float]) -> tuple[str, float] | None:
         if score >= STRONG and (best is None or score > best[1]):
             best = (name, score)
     return best
+
+
+def _context_wins(
+    scores: Mapping[str, float], ctx: str, own: tuple[str, Method, float] | None
+) -> bool:
+    """A fact that also hints at the context's Topic joins it unless its own match is much
+    stronger ("跑步" in a running-shoe session stays with the shoes)."""
+    hint = scores.get(ctx, 0.0)
+    if hint <= 0 or (own is not None and own[0] == ctx):
+        return False
+    return own is None or hint + 1e-9 >= CUE * own[2]
 
 
 def _embedding_matches(

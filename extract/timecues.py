@@ -1,0 +1,87 @@
+"""Time cues in a recall query ("昨天", "上周", "yesterday", "in March") → a time window."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+_MONTHS_EN = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august",
+     "september", "october", "november", "december"], start=1)}
+_ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+              "九": 9, "十": 10, "十一": 11, "十二": 12}
+
+
+@dataclass(frozen=True)
+class Window:
+    start: datetime
+    end: datetime
+    cue: str
+
+
+def _day(now: datetime, back: int) -> tuple[datetime, datetime]:
+    start = now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=back)
+    return start, start + timedelta(days=1)
+
+
+def _week(now: datetime, back: int) -> tuple[datetime, datetime]:
+    monday = now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(
+        days=now.weekday())
+    start = monday - timedelta(weeks=back)
+    return start, start + timedelta(weeks=1)
+
+
+def _month(now: datetime, month: int, back_years: int = 0) -> tuple[datetime, datetime]:
+    year = now.year - back_years
+    if month > now.month and back_years == 0:
+        year -= 1  # "in March" said in January means last March
+    start = now.replace(year=year, month=month, day=1, hour=0, minute=0, second=0,
+                        microsecond=0)
+    end = start.replace(year=year + 1, month=1) if month == 12 else start.replace(month=month + 1)
+    return start, end
+
+
+_DAY_CUES: list[tuple[re.Pattern[str], int]] = [
+    (re.compile(r"大前天|three days ago", re.I), 3),
+    (re.compile(r"前天|day before yesterday", re.I), 2),
+    (re.compile(r"昨天|昨日|昨晚|yesterday|last night", re.I), 1),
+    (re.compile(r"今天|今日|today|this morning|tonight", re.I), 0),
+]
+_WEEK_CUES: list[tuple[re.Pattern[str], int]] = [
+    (re.compile(r"上周|上个星期|上星期|last week", re.I), 1),
+    (re.compile(r"这周|本周|this week", re.I), 0),
+]
+_MONTH_EN = re.compile(r"\bin (" + "|".join(_MONTHS_EN) + r")\b", re.I)
+_MONTH_ZH = re.compile(r"(十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月(?!\d)")
+_LAST_MONTH = re.compile(r"上个月|last month", re.I)
+
+
+def parse_time_cue(query: str, now: datetime) -> Window | None:
+    """The window a query's time cue points at, relative to `now`; None without a cue."""
+    for pattern, back in _DAY_CUES:
+        m = pattern.search(query)
+        if m:
+            start, end = _day(now, back)
+            return Window(start, end, m.group(0))
+    for pattern, back in _WEEK_CUES:
+        m = pattern.search(query)
+        if m:
+            start, end = _week(now, back)
+            return Window(start, end, m.group(0))
+    m = _LAST_MONTH.search(query)
+    if m:
+        month = now.month - 1 or 12
+        start, end = _month(now, month, 1 if now.month == 1 else 0)
+        return Window(start, end, m.group(0))
+    m = _MONTH_EN.search(query)
+    if m:
+        start, end = _month(now, _MONTHS_EN[m.group(1).lower()])
+        return Window(start, end, m.group(0))
+    m = _MONTH_ZH.search(query)
+    if m:
+        raw = m.group(1)
+        month = _ZH_DIGITS.get(raw) or int(raw)
+        start, end = _month(now, month)
+        return Window(start, end, m.group(0))
+    return None

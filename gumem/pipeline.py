@@ -1,0 +1,188 @@
+"""Memory formation: pending Messages → Facts → Topics → Summaries, per user."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from extract.behaviour import extract_events
+from extract.facts import extract_chat
+from extract.summaries import build_summaries, summary_key
+from extract.topics import assign_topics, topic_embedding_text
+from extract.types import Extraction, FactDraft, FactRecord, MessageRecord, Rejection
+from graph import memory as gm
+from graph.db import Database
+from gumem.models import Models
+from gumem.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Report:
+    messages: int = 0
+    facts: int = 0
+    superseded: int = 0
+    summaries: int = 0
+    retired: int = 0
+    rejections: list[Rejection] = field(default_factory=list)
+
+
+def fact_id(tenant: str, user_id: str, d: FactDraft) -> str:
+    return gm.stable_id("f", tenant, user_id, d.key, d.content)
+
+
+class Pipeline:
+    def __init__(self, db: Database, settings: Settings, models: Models | None = None) -> None:
+        self.db = db
+        self.settings = settings
+        self.models = models or Models(settings)
+        self._locks: dict[tuple[str, str], asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    @property
+    def dim(self) -> int:
+        return self.models.embedder.dim
+
+    async def process_users(self, tenant: str, users: list[str]) -> int:
+        total = 0
+        for user_id in users:
+            total += (await self.process_user(tenant, user_id)).messages
+        return total
+
+    async def process_user(self, tenant: str, user_id: str) -> Report:
+        async with self._locks[(tenant, user_id)]:
+            report = Report()
+            pending = await gm.pending_messages(self.db, tenant, user_id)
+            if not pending:
+                return report
+            extraction = await self._extract(tenant, user_id, pending)
+            report.rejections = list(extraction.rejections)
+            drafts = {fact_id(tenant, user_id, d): d for d in extraction.facts}
+            known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
+            fresh = [fid for fid in drafts if fid not in known]
+            vectors = await asyncio.to_thread(
+                self.models.embedder.embed_passages, [drafts[f].content for f in fresh])
+            emb = dict(zip(fresh, vectors, strict=True))
+            new = [gm.NewFact(fid, d, emb.get(fid)) for fid, d in drafts.items()]
+            superseded = await gm.write_facts(self.db, tenant, user_id, new,
+                                              [m.message_id for m in pending])
+            report.messages, report.facts, report.superseded = len(pending), len(new), len(superseded)
+            s, r = await self._consolidate(tenant, user_id)
+            report.summaries, report.retired = s, r
+            log.info("user processed: %d messages, %d facts, %d summaries",
+                     report.messages, report.facts, report.summaries)
+            return report
+
+    async def _extract(
+        self, tenant: str, user_id: str, pending: list[MessageRecord]
+    ) -> Extraction:
+        chat = [m for m in pending if m.event_type == "message"]
+        events_pending = [m for m in pending if m.event_type != "message"]
+        window: list[MessageRecord] = []
+        if events_pending:
+            until = max(m.timestamp for m in events_pending)
+            since = min(m.timestamp for m in events_pending) - timedelta(
+                days=self.settings.event_window_days)
+            window = await gm.event_window(self.db, tenant, user_id, since, until)
+        en, zh = self.models.en, self.models.zh
+
+        def run() -> Extraction:
+            facts: list[FactDraft] = []
+            rejections: list[Rejection] = []
+            for m in chat:
+                ex = extract_chat(m, en, zh)
+                facts.extend(ex.facts)
+                rejections.extend(ex.rejections)
+            if window:
+                ex = extract_events(window, en, zh)
+                facts.extend(ex.facts)
+                rejections.extend(ex.rejections)
+            return Extraction(tuple(facts), tuple(rejections))
+
+        return await asyncio.to_thread(run)
+
+    async def consolidate(self, tenant: str, user_id: str) -> tuple[int, int]:
+        async with self._locks[(tenant, user_id)]:
+            return await self._consolidate(tenant, user_id)
+
+    async def _consolidate(self, tenant: str, user_id: str) -> tuple[int, int]:
+        """File unfiled facts under Topics and rebuild the Summaries that changed."""
+        facts = await gm.active_facts(self.db, tenant, user_id)
+        topics = await gm.user_topics(self.db, tenant, user_id)
+        unfiled = [f for f, t in facts if t is None]
+        filed = [(f, t) for f, t in facts if t is not None]
+        choices = assign_topics(unfiled, topics, self.models.embedder,
+                                threshold=self.settings.topic_similarity, known=filed)
+        topic_ids = {t.name: t.topic_id for t in topics}
+        new_topics: list[dict[str, Any]] = []
+        for choice in {c.name: c for c in choices.values()}.values():
+            if choice.name in topic_ids:
+                continue
+            tid = gm.stable_id("t", tenant, user_id, choice.name)
+            text = topic_embedding_text(choice.name)
+            new_topics.append({"topic_id": tid, "name": choice.name, "aliases_text": text,
+                               "embedding": None, "_text": text})
+            topic_ids[choice.name] = tid
+        if new_topics:
+            vecs = await asyncio.to_thread(self.models.embedder.embed_passages,
+                                           [t.pop("_text") for t in new_topics])
+            for t, v in zip(new_topics, vecs, strict=True):
+                t["embedding"] = v
+        by_topic: dict[str, list[FactRecord]] = defaultdict(list)
+        for f, t in filed:
+            by_topic[t].append(f)
+        for f in unfiled:
+            by_topic[choices[f.fact_id].name].append(f)
+        current = await gm.active_summaries(self.db, tenant, user_id, list(by_topic))
+        summaries, retire = self._plan_summaries(tenant, user_id, by_topic, topic_ids, current)
+        if summaries:
+            vecs = await asyncio.to_thread(self.models.embedder.embed_passages,
+                                           [s.draft.content for s in summaries])
+            summaries = [gm.NewSummary(s.summary_id, s.topic_id, s.key, s.version, s.draft, v)
+                         for s, v in zip(summaries, vecs, strict=True)]
+        assign = [{"fact_id": f.fact_id, "topic": choices[f.fact_id].name} for f in unfiled]
+        if new_topics or assign or summaries or retire:
+            await gm.write_consolidation(self.db, tenant, user_id, topics=new_topics,
+                                         assign=assign, summaries=summaries, retire=retire)
+        return len(summaries), len(retire)
+
+    def _plan_summaries(
+        self, tenant: str, user_id: str, by_topic: dict[str, list[FactRecord]],
+        topic_ids: dict[str, str], current: list[dict[str, Any]],
+    ) -> tuple[list[gm.NewSummary], list[dict[str, Any]]]:
+        now = datetime.now(UTC)
+        existing = {c["summary_id"]: c for c in current}
+        out: list[gm.NewSummary] = []
+        keep: set[str] = set()
+        for topic, facts in sorted(by_topic.items()):
+            slots = {f.fact_id: f.slot for f in facts if f.slot}
+            for draft in build_summaries(topic, facts, now=now):
+                key = summary_key(topic, draft.source_fact_ids)
+                sid = gm.stable_id("s", tenant, user_id, key, draft.content)
+                if sid in existing:
+                    keep.add(sid)
+                    continue
+                prev = [c for c in current if c["topic"] == topic
+                        and _related(c, draft.source_fact_ids, slots)]
+                version = 1 + max((c["version"] or 1 for c in prev), default=0)
+                out.append(gm.NewSummary(sid, topic_ids[topic], key, version, draft, None))
+        all_slots = {f.fact_id: f.slot for fs in by_topic.values() for f in fs if f.slot}
+        retire = []
+        for c in current:
+            if c["summary_id"] in keep:
+                continue
+            successor = next((s.summary_id for s in out if s.draft.topic == c["topic"]
+                              and _related(c, s.draft.source_fact_ids, all_slots)), None)
+            retire.append({"summary_id": c["summary_id"], "successor": successor})
+        return out, retire
+
+
+def _related(current: dict[str, Any], fact_ids: tuple[str, ...], slots: dict[str, str]) -> bool:
+    """A stored Summary and a new draft share a fact, or a slot (a correction)."""
+    if set(current["source_facts"]) & set(fact_ids):
+        return True
+    return bool(set(current.get("slots") or ()) & {slots[f] for f in fact_ids if f in slots})
