@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from api.loaders import Loaders
 from gumem.service import Memory
 
 
@@ -12,4 +12,7 @@ from gumem.service import Memory
 class Context:
     memory: Memory
     tenant: str
-    loaders: dict[str, Any] = field(default_factory=dict)
+    loaders: Loaders = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.loaders = Loaders(self.memory.db, self.tenant)

@@ -2,127 +2,158 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
-from typing import Any, NewType
 
 import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.types import Info
 
 from api.context import Context
-from gumem.inputs import BatchError
+from api.types import (
+    AddMessagesResult,
+    Fact,
+    Health,
+    ItemError,
+    MaintenanceResult,
+    MemoryContext,
+    MemoryItem,
+    Message,
+    MessageInput,
+    Summary,
+    Topic,
+)
+from gumem.errors import InputError
+from gumem.inputs import BatchError, parse_ident
+from gumem.recall import Item
 from gumem.settings import Settings
 
-JSON = strawberry.scalar(
-    NewType("JSON", object),
-    description="A JSON value (metadata objects, evidence maps).",
-    serialize=lambda v: v,
-    parse_value=lambda v: v,
-)
+MAX_PAGE = 200
 
 
-def _ctx(info: Info[Context, None]) -> Context:
-    return info.context
+def _page(limit: int, offset: int) -> tuple[int, int]:
+    if not 1 <= limit <= MAX_PAGE:
+        raise InputError("limit", f"must be between 1 and {MAX_PAGE}")
+    if offset < 0:
+        raise InputError("offset", "must be >= 0")
+    return limit, offset
 
 
-@strawberry.type
-class Health:
-    ok: bool
-    neo4j: str
-
-
-@strawberry.type
-class Message:
-    id: strawberry.ID
-    user_id: str
-    session_id: str
-    role: str
-    content: str
-    timestamp: datetime
-    event_type: str
-    page: str | None
-    metadata: JSON  # type: ignore[valid-type]
-    lang: str | None
-    status: str
-
-    @staticmethod
-    def from_row(row: dict[str, Any]) -> Message:
-        return Message(
-            id=strawberry.ID(row["message_id"]), user_id=row["user_id"],
-            session_id=row["session_id"], role=row["role"], content=row["content"],
-            timestamp=row["timestamp"], event_type=row.get("event_type") or "message",
-            page=row.get("page"), metadata=json.loads(row.get("metadata_json") or "{}"),
-            lang=row.get("lang"), status=row.get("status") or "pending",
-        )
-
-
-@strawberry.input
-class MessageInput:
-    id: strawberry.ID
-    user_id: str
-    session_id: str
-    role: str
-    content: str
-    timestamp: str
-    event_type: str | None = "message"
-    page: str | None = None
-    metadata: JSON | None = None  # type: ignore[valid-type]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": str(self.id), "userId": self.user_id, "sessionId": self.session_id,
-            "role": self.role, "content": self.content, "timestamp": self.timestamp,
-            "eventType": self.event_type, "page": self.page, "metadata": self.metadata,
-        }
-
-
-@strawberry.type
-class ItemError:
-    index: int | None
-    field: str
-    reason: str
-
-
-@strawberry.type
-class AddMessagesResult:
-    accepted: list[strawberry.ID]
-    duplicates: list[strawberry.ID]
-    errors: list[ItemError]
-    processed: int
+def _item(it: Item) -> MemoryItem:
+    return MemoryItem(
+        id=strawberry.ID(it.id), kind=it.kind, content=it.content, score=it.score,
+        reason=it.reason, topic=it.topic, confidence=it.confidence, timestamp=it.timestamp,
+        source_fact_ids=it.source_fact_ids, source_message_ids=it.source_message_ids,
+    )
 
 
 @strawberry.type
 class Query:
     @strawberry.field
     async def health(self, info: Info[Context, None]) -> Health:
-        version = await _ctx(info).memory.server_version()
-        return Health(ok=True, neo4j=version)
+        return Health(ok=True, neo4j=await info.context.memory.server_version())
+
+    @strawberry.field(description="Recall: the context an agent needs for this query.")
+    async def memory(
+        self, info: Info[Context, None], user_id: str, query: str,
+        session_id: str | None = None, now: datetime | None = None, limit: int | None = None,
+    ) -> MemoryContext:
+        ctx = info.context
+        r = await ctx.memory.recall(ctx.tenant, parse_ident(user_id, "userId"), query,
+                                    session_id=session_id, now=now, limit=limit)
+        return MemoryContext(
+            query=r.query, short_term_context=[_item(i) for i in r.short_term],
+            mid_term_context=[_item(i) for i in r.mid_term],
+            long_term_user_context=[_item(i) for i in r.long_term],
+            formatted_context=r.formatted,
+            time_window_start=r.window.start if r.window else None,
+            time_window_end=r.window.end if r.window else None,
+        )
+
+    @strawberry.field
+    async def topics(
+        self, info: Info[Context, None], user_id: str, limit: int = 50, offset: int = 0
+    ) -> list[Topic]:
+        ctx = info.context
+        lim, off = _page(limit, offset)
+        rows = await ctx.memory.topics(ctx.tenant, parse_ident(user_id, "userId"), lim, off)
+        return [Topic(id=strawberry.ID(r["topic_id"]), name=r["name"],
+                      summary_count=r.get("summary_count") or 0,
+                      fact_count=r.get("fact_count") or 0) for r in rows]
+
+    @strawberry.field
+    async def facts(
+        self, info: Info[Context, None], user_id: str, include_inactive: bool = False,
+        limit: int = 50, offset: int = 0,
+    ) -> list[Fact]:
+        ctx = info.context
+        lim, off = _page(limit, offset)
+        ids = await ctx.memory.fact_ids(ctx.tenant, parse_ident(user_id, "userId"),
+                                        include_inactive, lim, off)
+        return [Fact.from_row(r) for r in await ctx.loaders.many(ctx.loaders.fact, ids)]
+
+    @strawberry.field
+    async def fact(self, info: Info[Context, None], id: strawberry.ID) -> Fact | None:
+        row = await info.context.loaders.fact.load(str(id))
+        return Fact.from_row(row) if row else None
+
+    @strawberry.field
+    async def summary(self, info: Info[Context, None], id: strawberry.ID) -> Summary | None:
+        row = await info.context.loaders.summary.load(str(id))
+        return Summary.from_row(row) if row else None
 
     @strawberry.field
     async def message(self, info: Info[Context, None], id: strawberry.ID) -> Message | None:
-        ctx = _ctx(info)
-        row = await ctx.memory.message(ctx.tenant, str(id))
+        row = await info.context.loaders.message.load(str(id))
         return Message.from_row(row) if row else None
 
 
 @strawberry.type
 class Mutation:
-    @strawberry.mutation(name="addMessages")
+    @strawberry.mutation
     async def add_messages(
         self, info: Info[Context, None], messages: list[MessageInput]
     ) -> AddMessagesResult:
-        ctx = _ctx(info)
+        ctx = info.context
         try:
             res = await ctx.memory.add_messages(ctx.tenant, [m.as_dict() for m in messages])
         except BatchError as exc:
             errs = [ItemError(index=e.index, field=e.field, reason=e.reason) for e in exc.errors]
             return AddMessagesResult(accepted=[], duplicates=[], errors=errs, processed=0)
+        except InputError as exc:
+            return AddMessagesResult(accepted=[], duplicates=[], processed=0, errors=[
+                ItemError(index=exc.index, field=exc.field, reason=exc.reason)])
         return AddMessagesResult(
             accepted=[strawberry.ID(i) for i in res.accepted],
             duplicates=[strawberry.ID(i) for i in res.duplicates],
             errors=[], processed=res.processed,
         )
+
+    @strawberry.mutation(description="Set a Summary's memory_status by hand.")
+    async def set_memory_status(
+        self, info: Info[Context, None], id: strawberry.ID, status: str
+    ) -> Summary | None:
+        ctx = info.context
+        await ctx.memory.set_memory_status(ctx.tenant, str(id), status)
+        row = await ctx.loaders.summary.load(str(id))
+        return Summary.from_row(row) if row else None
+
+    @strawberry.mutation(description="Set a Summary's retrieval_boost (ranking weight).")
+    async def boost_summary(
+        self, info: Info[Context, None], id: strawberry.ID, boost: float
+    ) -> Summary | None:
+        ctx = info.context
+        await ctx.memory.boost_summary(ctx.tenant, str(id), boost)
+        row = await ctx.loaders.summary.load(str(id))
+        return Summary.from_row(row) if row else None
+
+    @strawberry.mutation(description="Recompute decay and move memory_status by thresholds.")
+    async def run_maintenance(
+        self, info: Info[Context, None], now: datetime | None = None
+    ) -> MaintenanceResult:
+        ctx = info.context
+        res = await ctx.memory.run_maintenance(ctx.tenant, now)
+        return MaintenanceResult(examined=res["examined"], deprioritized=res["deprioritized"],
+                                 archived=res["archived"])
 
 
 def build_schema(settings: Settings) -> strawberry.Schema:

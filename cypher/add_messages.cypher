@@ -10,6 +10,6 @@ MERGE (m:Message {uid: row.uid})
     m.session_id = row.session_id, m.role = row.role, m.content = row.content,
     m.timestamp = row.timestamp, m.event_type = row.event_type, m.page = row.page,
     m.metadata_json = row.metadata_json, m.lang = row.lang, m.ingested_at = $now,
-    m.status = 'pending', m.batch = $batch
+    m.status = 'pending', m.batch = $batch, m.scope = row.scope
 MERGE (m)-[:IN_SESSION]->(s)
 RETURN row.message_id AS message_id, m.batch = $batch AS created

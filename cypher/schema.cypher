@@ -1,5 +1,6 @@
 // GUMem schema. Applied idempotently at start-up (graph.schema.apply_schema).
-// {dim} is the embedding model's dimension, an integer filled in by the loader.
+// Full-text indexes carry `scope` (a per-user token) so a search is filtered inside
+// Lucene to one tenant's user. {dim} is the embedding model's dimension, an integer filled in by the loader.
 CREATE CONSTRAINT message_uid IF NOT EXISTS FOR (n:Message) REQUIRE n.uid IS UNIQUE;
 CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (n:Fact) REQUIRE n.fact_id IS UNIQUE;
 CREATE CONSTRAINT summary_id IF NOT EXISTS FOR (n:Summary) REQUIRE n.summary_id IS UNIQUE;
@@ -18,10 +19,10 @@ CREATE INDEX summary_scope IF NOT EXISTS FOR (n:Summary) ON (n.tenant, n.user_id
 CREATE INDEX topic_scope IF NOT EXISTS FOR (n:Topic) ON (n.tenant, n.user_id);
 CREATE INDEX entity_scope IF NOT EXISTS FOR (n:Entity) ON (n.tenant, n.user_id);
 CREATE INDEX audit_tenant IF NOT EXISTS FOR (n:AuditRecord) ON (n.tenant);
-CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (n:Fact) ON EACH [n.content] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
-CREATE FULLTEXT INDEX summary_text IF NOT EXISTS FOR (n:Summary) ON EACH [n.content, n.topic] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
-CREATE FULLTEXT INDEX topic_text IF NOT EXISTS FOR (n:Topic) ON EACH [n.name, n.aliases_text] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
-CREATE FULLTEXT INDEX message_text IF NOT EXISTS FOR (n:Message) ON EACH [n.content] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (n:Fact) ON EACH [n.content, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+CREATE FULLTEXT INDEX summary_text IF NOT EXISTS FOR (n:Summary) ON EACH [n.content, n.topic, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+CREATE FULLTEXT INDEX topic_text IF NOT EXISTS FOR (n:Topic) ON EACH [n.name, n.aliases_text, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+CREATE FULLTEXT INDEX message_text IF NOT EXISTS FOR (n:Message) ON EACH [n.content, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (n:Fact) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX summary_embedding IF NOT EXISTS FOR (n:Summary) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX topic_embedding IF NOT EXISTS FOR (n:Topic) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}};

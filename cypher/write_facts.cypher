@@ -5,7 +5,7 @@ MERGE (f:Fact {fact_id: row.fact_id})
   ON CREATE SET f.tenant = $tenant, f.user_id = $user_id, f.key = row.key,
     f.content = row.content, f.kind = row.kind, f.slot = row.slot, f.value = row.value,
     f.polarity = row.polarity, f.explicit = row.explicit, f.lang = row.lang,
-    f.validity = 'active', f.status = 'pending', f.created_at = $now,
+    f.validity = 'active', f.status = 'pending', f.created_at = $now, f.scope = $scope,
     f.embedding = row.embedding, f.source_message_ids = [], f.session_ids = [],
     f.event_types = [], f.anchors = [], f.labels = [], f.entities = []
 SET f.confidence = row.confidence, f.labels = row.labels, f.entities = row.entity_names,

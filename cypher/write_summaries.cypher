@@ -10,7 +10,7 @@ MERGE (s:Summary {summary_id: row.summary_id})
     s.validity = 'active', s.memory_status = 'active', s.retrieval_boost = 1.0,
     s.evidence_json = row.evidence_json, s.anchors = row.anchors,
     s.embedding = row.embedding, s.created_at = $now, s.updated_at = $now,
-    s.version = row.version, s.lang = row.lang
+    s.version = row.version, s.lang = row.lang, s.scope = $scope
 MERGE (s)-[:IN_TOPIC]->(t)
 WITH s, row
 CALL (s, row) {

@@ -75,11 +75,15 @@ def normalize_text(text: str) -> str:
 
 
 def match_scores(text: str, taxonomy: Taxonomy) -> dict[str, float]:
-    """Score every entry hit by ``text``: STRONG per alias, CUE per cue, each counted once."""
+    """Score every entry hit by ``text``: STRONG per alias, CUE per cue, each counted once.
+
+    A term shared by several entries credits all of them; a longer term hides the shorter
+    terms inside its span.
+    """
     hay = normalize_text(text)
     taken = [False] * len(hay)
     scores: dict[str, float] = {}
-    for pattern, name, weight in _compiled(taxonomy):
+    for pattern, owners in _compiled(taxonomy):
         spans = [
             m.span()
             for m in pattern.finditer(hay)
@@ -89,32 +93,37 @@ def match_scores(text: str, taxonomy: Taxonomy) -> dict[str, float]:
             continue
         for start, end in spans:
             taken[start:end] = [True] * (end - start)
-        scores[name] = scores.get(name, 0.0) + weight
+        for name, weight in owners:
+            scores[name] = scores.get(name, 0.0) + weight
     return scores
 
 
 @lru_cache(maxsize=16)
-def _compiled(taxonomy: Taxonomy) -> tuple[tuple[re.Pattern[str], str, float], ...]:
-    terms: list[tuple[int, int, str, str, float]] = []
-    for order, entry in enumerate(taxonomy.entries):
-        for term in entry.aliases:
-            terms.append((-len(term), order, term, entry.name, STRONG))
-        for term in entry.cues:
-            terms.append((-len(term), order, term, entry.name, CUE))
-    terms.sort(key=lambda t: (t[0], t[1], t[2]))
-    return tuple(
-        (_term_pattern(term), name, weight)
-        for _, _, term, name, weight in terms
-        if normalize_text(term)
-    )
+def _compiled(
+    taxonomy: Taxonomy,
+) -> tuple[tuple[re.Pattern[str], tuple[tuple[str, float], ...]], ...]:
+    """Distinct terms, longest first, each with the entries (and weights) that use it."""
+    owners: dict[str, dict[str, float]] = {}
+    for entry in taxonomy.entries:
+        for terms, weight in ((entry.aliases, STRONG), (entry.cues, CUE)):
+            for term in terms:
+                norm = normalize_text(term)
+                if norm:
+                    slot = owners.setdefault(norm, {})
+                    slot[entry.name] = max(slot.get(entry.name, 0.0), weight)
+    ordered = sorted(owners, key=lambda t: (-len(t), t))
+    return tuple((_term_pattern(t), tuple(owners[t].items())) for t in ordered)
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:
     norm = normalize_text(term)
     if _CJK.search(norm):
         return re.compile(re.escape(norm).replace(r"\ ", r"\s*"))
-    words = r"\s+".join(re.escape(w) for w in norm.split(" "))
-    return re.compile(rf"(?<![a-z0-9]){words}(?:s|es)?(?![a-z0-9])")
+    words = norm.split(" ")
+    body = r"\s+".join(re.escape(w) for w in words)
+    # plural always; -ed/-ing only for longer words ("painted", not "car" → "cared")
+    ending = r"(?:s|es|ed|ing)?" if len(words[-1]) >= 4 else r"(?:s|es)?"
+    return re.compile(rf"(?<![a-z0-9]){body}{ending}(?![a-z0-9])")
 
 
 def _dedupe(items: Sequence[str]) -> tuple[str, ...]:
@@ -155,6 +164,7 @@ def load_taxonomy(path: str | Path) -> Taxonomy:
         return taxonomy_from_dict(json.load(fh))
 
 
+# fmt: off
 # Order matters only for ties: earlier (more specific) entries win.
 _DEFAULT: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (
@@ -190,7 +200,7 @@ _DEFAULT: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         "food & diet",
         (
             "food", "diet", "vegetarian", "vegan", "restaurant", "cuisine", "cooking",
-            "recipe", "coffee", "meal", "dinner", "lunch", "breakfast", "snack", "饮食",
+            "recipe", "coffee", "meal", "dinner", "lunch", "breakfast", "snack", "bakery", "baking", "饮食",
             "素食", "忌口", "餐厅", "菜", "咖啡", "口味", "早餐", "午餐", "晚餐", "零食",
             "做饭", "食谱",
         ),
@@ -211,9 +221,9 @@ _DEFAULT: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
             "family", "parent", "mother", "mom", "father", "dad", "kid", "child", "children",
             "son", "daughter", "wife", "husband", "boyfriend", "girlfriend", "partner",
             "friend", "wedding", "marriage", "married", "adoption", "adopt", "sibling",
-            "sister", "brother", "grandma", "grandpa", "家人", "父母", "妈妈", "爸爸", "孩子",
+            "sister", "brother", "grandma", "grandpa", "cousin", "aunt", "uncle", "家人", "父母", "妈妈", "爸爸", "孩子",
             "儿子", "女儿", "老婆", "老公", "妻子", "丈夫", "男朋友", "女朋友", "朋友",
-            "结婚", "婚礼", "领养", "兄弟", "姐妹",
+            "结婚", "婚礼", "领养", "兄弟", "姐妹", "表哥", "表姐", "堂哥", "亲戚",
         ),
         ("relationship", "感情"),
     ),
@@ -231,12 +241,12 @@ _DEFAULT: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         "hobbies & interests",
         (
             "hobby", "hobbies", "music", "movie", "film", "reading", "novel", "gaming",
-            "video game", "painting", "photography", "fishing", "hiking", "hike", "guitar",
-            "piano", "concert", "pottery", "dancing", "drawing", "爱好", "兴趣", "音乐", "电影",
+            "video game", "painting", "paint", "photography", "fishing", "hiking", "hike", "guitar",
+            "piano", "concert", "pottery", "dancing", "drawing", "climbing", "爱好", "兴趣", "音乐", "电影",
             "读书", "阅读", "小说", "游戏", "画画", "绘画", "摄影", "钓鱼", "徒步", "吉他",
-            "钢琴", "演唱会", "陶艺", "跳舞",
+            "钢琴", "演唱会", "陶艺", "跳舞", "爬山", "登山",
         ),
-        ("book", "art", "game", "paint", "dance", "song", "书", "歌"),
+        ("book", "art", "game", "dance", "song", "书", "歌"),
     ),
     (
         "home & location",
@@ -308,6 +318,7 @@ _DEFAULT: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         ("drive", "车"),
     ),
 )
+# fmt: on
 
 DEFAULT_TAXONOMY = Taxonomy(
     tuple(TaxonomyEntry(name, _dedupe((name, *aliases)), cues) for name, aliases, cues in _DEFAULT)

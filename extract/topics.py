@@ -30,6 +30,7 @@ DEFAULT_CONTEXT_WINDOW = timedelta(minutes=30)
 FALLBACK_TOPIC = "general"
 
 # Labels that say how a fact was made, not what it is about.
+# fmt: off
 _GENERIC_LABELS = frozenset(
     {
         "preference", "constraint", "plan", "identity", "behavior_pattern", "behavior",
@@ -38,20 +39,27 @@ _GENERIC_LABELS = frozenset(
         "chat", "user", "general", "misc", "other", "likes", "avoids", "neutral",
     }
 )
+# fmt: on
 # Entity types that name a value rather than a subject.
 _VALUE_TYPES = frozenset(
     {"MONEY", "SIZE", "DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT", "QUANTITY", "PERSON"}
 )
-_EN_STOP = frozenset(
-    """a an the this that these those user user's users i me my we our you your he she it
-    they them his her its their is are was were be been being am has have had do does did
-    will would can could should may might must not no to of in on at for with from by about
-    as into over under than and or but so very really just also often usually always
-    currently recently now today yesterday tomorrow go goes went going gone get got like
-    likes liked want wants wanted prefer prefers preferred plan plans planned planning
-    think thinks thought feel feels felt love loves loved enjoy enjoys enjoyed need needs
-    looking look looks interested more most less some any all much many one two""".split()
-)
+# fmt: off
+_EN_STOP = frozenset((
+    "a", "an", "the", "this", "that", "these", "those", "user", "user's", "users", "i", "me",
+    "my", "we", "our", "you", "your", "he", "she", "it", "they", "them", "his", "her", "its",
+    "their", "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had",
+    "do", "does", "did", "will", "would", "can", "could", "should", "may", "might", "must",
+    "not", "no", "to", "of", "in", "on", "at", "for", "with", "from", "by", "about", "as",
+    "into", "over", "under", "than", "and", "or", "but", "so", "very", "really", "just",
+    "also", "often", "usually", "always", "currently", "recently", "now", "today", "yesterday",
+    "tomorrow", "go", "goes", "went", "going", "gone", "get", "got", "like", "likes", "liked",
+    "want", "wants", "wanted", "prefer", "prefers", "preferred", "plan", "plans", "planned",
+    "planning", "think", "thinks", "thought", "feel", "feels", "felt", "love", "loves",
+    "loved", "enjoy", "enjoys", "enjoyed", "need", "needs", "looking", "look", "looks",
+    "interested", "more", "most", "less", "some", "any", "all", "much", "many", "one", "two",
+))
+# fmt: on
 _ZH_SUBJECT = re.compile(r"^(?:该用户|用户|我们|我|他们|她们|他|她)")
 _ZH_LEAD = re.compile(
     r"^(?:的)?(?:近期|最近|目前|现在|当前|正在|经常|常常|常|通常|一般|主要|更|很|非常|比较|不太|不)*"
@@ -117,7 +125,7 @@ def assign_topics(
         if own is not None and own[1] == "embedding":
             name, method, score = own
         elif ctx is not None and _context_wins(scores[f.fact_id], ctx[0], own):
-            name, method, score = ctx[0], "context", scores[f.fact_id][ctx[0]]
+            name, method, score = ctx[0], "context", ctx[1]
         elif own is not None:
             name, method, score = own
         elif ctx is not None:
@@ -183,12 +191,12 @@ def _best(scores: Mapping[str, float]) -> tuple[str, float] | None:
 def _context_wins(
     scores: Mapping[str, float], ctx: str, own: tuple[str, Method, float] | None
 ) -> bool:
-    """A fact that also hints at the context's Topic joins it unless its own match is much
-    stronger ("跑步" in a running-shoe session stays with the shoes)."""
+    """Join the context's Topic when the fact also hints at it and its own match is weak:
+    "跑步" (health) in a running-shoe session goes with the shoes."""
     hint = scores.get(ctx, 0.0)
     if hint <= 0 or (own is not None and own[0] == ctx):
         return False
-    return own is None or hint + 1e-9 >= CUE * own[2]
+    return own is None or hint >= own[2] or own[2] <= STRONG
 
 
 def _embedding_matches(
@@ -296,9 +304,21 @@ def _gap(a: FactRecord, b: FactRecord) -> timedelta:
 
 
 def _en_noun(content: str) -> str:
-    words = [w.lower() for w in _LATIN_WORD.findall(content) if not w[0].isupper() or w.isupper()]
-    kept = [w.strip("'") for w in words if w.lower() not in _EN_STOP and len(w) > 1]
-    return normalize_name(" ".join(kept[:3]))
+    """Last two words of the first run of content words ("collects vintage fountain pens"
+    → "fountain pens"); names and trailing -ed/-ly words are skipped."""
+    runs: list[list[str]] = [[]]
+    for word in _LATIN_WORD.findall(content):
+        low = word.lower().strip("'")
+        if low in _EN_STOP or len(low) < 2 or (word[0].isupper() and not word.isupper()):
+            runs.append([])
+        else:
+            runs[-1].append(low)
+    for run in runs:
+        while run and run[-1].endswith(("ed", "ly")):
+            run.pop()
+        if run:
+            return normalize_name(" ".join(run[-2:]))
+    return ""
 
 
 def _zh_noun(content: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from dataclasses import dataclass
@@ -21,6 +22,11 @@ def message_uid(tenant: str, message_id: str) -> str:
 
 def user_uid(tenant: str, user_id: str) -> str:
     return f"{tenant}|{user_id}"
+
+
+def scope_token(tenant: str, user_id: str) -> str:
+    """One Lucene token per (tenant, user): full-text searches filter on it."""
+    return "u" + hashlib.sha256(f"{tenant}\x1f{user_id}".encode()).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ def _row(tenant: str, m: MessageIn, lang: str) -> dict[str, Any]:
         "page": m.page,
         "metadata_json": json.dumps(m.metadata, ensure_ascii=False, sort_keys=True),
         "lang": lang,
+        "scope": scope_token(tenant, m.user_id),
     }
 
 

@@ -12,7 +12,7 @@ from neo4j import AsyncManagedTransaction
 
 from extract.types import EntityRef, FactDraft, FactRecord, MessageRecord, SummaryDraft, TopicRecord
 from graph.db import Database, native, tx_rows
-from graph.ingest import message_uid
+from graph.ingest import message_uid, scope_token
 from graph.queries import query
 
 
@@ -78,7 +78,8 @@ def _fact_row(tenant: str, user_id: str, nf: NewFact) -> dict[str, Any]:
 
 
 async def write_facts(
-    db: Database, tenant: str, user_id: str, facts: list[NewFact], processed: list[str]
+    db: Database, tenant: str, user_id: str, facts: list[NewFact],
+    processed: dict[str, list[float] | None],
 ) -> list[str]:
     """Merge facts, supersede older ones on their slots, mark messages processed."""
     rows = [_fact_row(tenant, user_id, f) for f in facts]
@@ -87,9 +88,10 @@ async def write_facts(
 
     async def work(tx: AsyncManagedTransaction) -> list[str]:
         out = await tx_rows(tx, query("write_facts"), facts=rows, tenant=tenant,
-                            user_id=user_id, now=now) if rows else []
-        await tx_rows(tx, query("mark_processed"), now=now,
-                      uids=[message_uid(tenant, i) for i in processed])
+                            user_id=user_id, now=now, scope=scope_token(tenant, user_id),
+                            ) if rows else []
+        await tx_rows(tx, query("mark_processed"), now=now, rows=[
+            {"uid": message_uid(tenant, i), "embedding": v} for i, v in processed.items()])
         return [s for r in out for s in r["superseded"]]
 
     return await db.write(work)
@@ -164,7 +166,8 @@ async def write_consolidation(
     """Topics, fact filing, new Summary versions and retired ones: one transaction."""
     now = datetime.now(UTC)
     rows = [_summary_row(tenant, user_id, s) for s in summaries]
-    scope = {"tenant": tenant, "user_id": user_id, "now": now}
+    scope = {"tenant": tenant, "user_id": user_id, "now": now,
+             "scope": scope_token(tenant, user_id)}
 
     async def work(tx: AsyncManagedTransaction) -> None:
         await tx_rows(tx, query("write_topics"), topics=topics, assign=assign, **scope)

@@ -1,4 +1,4 @@
-"""Reads by id, scoped by tenant."""
+"""Reads by id and by owner, every one scoped by tenant (the DataLoaders' batch functions)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,66 @@ from graph.queries import query
 
 
 async def message(db: Database, tenant: str, message_id: str) -> dict[str, Any] | None:
-    rows = await db.rows(query("message_by_id"), uid=message_uid(tenant, message_id),
-                         tenant=tenant)
-    return native(rows[0]["message"]) if rows else None
+    found = await messages(db, tenant, [message_id])
+    return found.get(message_id)
+
+
+async def messages(db: Database, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+    rows = await db.rows(query("messages_by_ids"), tenant=tenant,
+                         uids=[message_uid(tenant, i) for i in ids])
+    return {r["message"]["message_id"]: native(r["message"]) for r in rows}
+
+
+async def facts(db: Database, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+    rows = await db.rows(query("facts_by_ids"), tenant=tenant, ids=ids)
+    out = {}
+    for r in rows:
+        fact = native(r["fact"])
+        fact["sources"] = native(r["sources"])
+        out[fact["fact_id"]] = fact
+    return out
+
+
+async def summaries(db: Database, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+    rows = await db.rows(query("summaries_by_ids"), tenant=tenant, ids=ids)
+    return {r["summary"]["summary_id"]: native(r["summary"]) for r in rows}
+
+
+async def facts_of_messages(db: Database, tenant: str, ids: list[str]) -> dict[str, list[str]]:
+    rows = await db.rows(query("facts_of_messages"), tenant=tenant,
+                         uids=[message_uid(tenant, i) for i in ids])
+    return {r["message_id"]: r["fact_ids"] for r in rows}
+
+
+async def summaries_of_facts(db: Database, tenant: str, ids: list[str]) -> dict[str, list[str]]:
+    rows = await db.rows(query("summaries_of_facts"), tenant=tenant, ids=ids)
+    return {r["fact_id"]: r["summary_ids"] for r in rows}
+
+
+async def summaries_of_topics(
+    db: Database, tenant: str, ids: list[str], include_inactive: bool
+) -> dict[str, list[str]]:
+    rows = await db.rows(query("summaries_of_topics"), tenant=tenant, ids=ids,
+                         all=include_inactive)
+    return {r["topic_id"]: r["summary_ids"] for r in rows}
+
+
+async def fact_versions(db: Database, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+    rows = await db.rows(query("supersedes_of_facts"), tenant=tenant, ids=ids)
+    return {r["fact_id"]: r for r in rows}
+
+
+async def topics_of_user(
+    db: Database, tenant: str, user_id: str, limit: int, offset: int
+) -> list[dict[str, Any]]:
+    rows = await db.rows(query("topics_of_user"), tenant=tenant, user_id=user_id,
+                         limit=limit, offset=offset)
+    return [r["topic"] for r in rows]
+
+
+async def facts_of_user(
+    db: Database, tenant: str, user_id: str, include_inactive: bool, limit: int, offset: int
+) -> list[str]:
+    rows = await db.rows(query("facts_of_user"), tenant=tenant, user_id=user_id,
+                         all=include_inactive, limit=limit, offset=offset)
+    return [r["fact_id"] for r in rows]

@@ -158,6 +158,12 @@ def parse_batch(items: Any, settings: Settings) -> list[MessageIn]:
     return out
 
 
+def parse_ident(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not _ID.match(value):
+        raise InputError(field, "1-200 characters of letters, digits and ._:@/+-")
+    return value
+
+
 def parse_tenant(value: str) -> str:
     if not _ID.match(value):
         raise InputError("tenant", "1-200 characters of letters, digits and ._:@/+-")

@@ -19,6 +19,7 @@ class Models:
         self._en: Any = None
         self._zh: Any = None
         self._embedder: Embedder | None = None
+        self._queries: dict[str, list[float]] = {}
 
     @property
     def en(self) -> Any:
@@ -37,6 +38,16 @@ class Models:
 
                 self._zh = load_chinese()
             return self._zh
+
+    def embed_query(self, text: str) -> list[float]:
+        """Query vectors are cached: agents repeat queries, and recall is latency-bound."""
+        hit = self._queries.get(text)
+        if hit is None:
+            hit = self.embedder.embed_queries([text])[0]
+            if len(self._queries) >= 4096:
+                self._queries.pop(next(iter(self._queries)))
+            self._queries[text] = hit
+        return hit
 
     @property
     def embedder(self) -> Embedder:

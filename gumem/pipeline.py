@@ -63,19 +63,41 @@ class Pipeline:
             report.rejections = list(extraction.rejections)
             drafts = {fact_id(tenant, user_id, d): d for d in extraction.facts}
             known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
-            fresh = [fid for fid in drafts if fid not in known]
-            vectors = await asyncio.to_thread(
-                self.models.embedder.embed_passages, [drafts[f].content for f in fresh])
-            emb = dict(zip(fresh, vectors, strict=True))
+            chat = [m for m in pending if m.event_type == "message"]
+            msg_vec, emb = await asyncio.to_thread(
+                self._embed, chat, {f: d for f, d in drafts.items() if f not in known})
             new = [gm.NewFact(fid, d, emb.get(fid)) for fid, d in drafts.items()]
-            superseded = await gm.write_facts(self.db, tenant, user_id, new,
-                                              [m.message_id for m in pending])
+            processed = {m.message_id: msg_vec.get(m.message_id) for m in pending}
+            superseded = await gm.write_facts(self.db, tenant, user_id, new, processed)
             report.messages, report.facts, report.superseded = len(pending), len(new), len(superseded)
             s, r = await self._consolidate(tenant, user_id)
             report.summaries, report.retired = s, r
             log.info("user processed: %d messages, %d facts, %d summaries",
                      report.messages, report.facts, report.summaries)
             return report
+
+    def _embed(
+        self, chat: list[MessageRecord], fresh: dict[str, FactDraft]
+    ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+        """Embed chat turns once; a fact that is its message's only fact reuses its vector."""
+        msg_vec = dict(zip([m.message_id for m in chat], self.models.embedder.embed_passages(
+            [m.content for m in chat]), strict=True))
+        per_source: dict[str, int] = defaultdict(int)
+        for d in fresh.values():
+            for mid in d.source_message_ids:
+                per_source[mid] += 1
+        emb: dict[str, list[float]] = {}
+        todo: list[str] = []
+        for fid, d in fresh.items():
+            src = d.source_message_ids
+            if len(src) == 1 and src[0] in msg_vec and per_source[src[0]] == 1:
+                emb[fid] = msg_vec[src[0]]
+            else:
+                todo.append(fid)
+        if todo:
+            vecs = self.models.embedder.embed_passages([fresh[f].content for f in todo])
+            emb.update(zip(todo, vecs, strict=True))
+        return msg_vec, emb
 
     async def _extract(
         self, tenant: str, user_id: str, pending: list[MessageRecord]

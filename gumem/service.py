@@ -6,10 +6,17 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from graph import ingest, reads, schema
+from datetime import UTC, datetime
+
+from extract.decay import MEMORY_STATUSES, effective_weight, next_status
+from graph import governance, ingest, reads, schema
+from graph import recall as grecall
 from graph.db import Database
 from gumem.inputs import parse_batch, parse_tenant
-from gumem.lang import detect_lang
+from gumem.errors import InputError, NotFoundError
+from extract.lang import detect_lang
+from extract.timecues import parse_time_cue
+from gumem.recall import Recall, choose, rank_summaries
 from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -48,3 +55,69 @@ class Memory:
 
     async def message(self, tenant: str, message_id: str) -> dict[str, Any] | None:
         return await reads.message(self.db, tenant, message_id)
+
+    async def recall(
+        self, tenant: str, user_id: str, query: str, session_id: str | None = None,
+        now: datetime | None = None, limit: int | None = None,
+    ) -> Recall:
+        if not isinstance(query, str) or not query.strip():
+            raise InputError("query", "must be a non-empty string")
+        if len(query) > 2000:
+            raise InputError("query", "longer than 2000 characters")
+        if limit is not None and not 1 <= limit <= 50:
+            raise InputError("limit", "must be between 1 and 50")
+        now = now or datetime.now(UTC)
+        if now.tzinfo is None:
+            raise InputError("now", "needs a time zone offset")
+        if self.pipeline is None:
+            raise InputError("query", "recall needs the embedding model")
+        qvec = self.pipeline.models.embed_query(query)
+        c = await grecall.candidates(self.db, tenant, user_id, query, qvec, now, session_id,
+                                     recent_k=self.settings.short_term_messages)
+        lim = limit or self.settings.recall_limit
+        top = rank_summaries(c, now, parse_time_cue(query, now))[:lim]
+        ids = {f for _sc, _rel, s in top for f in s["source_facts"]}
+        ids |= {f["id"] for f in c["fact_near"]} | {h["id"] for h in c["fact_hits"]}
+        facts = await reads.facts(self.db, tenant, sorted(ids)) if ids else {}
+        return choose(c, facts, query, now, lim)
+
+    async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[Any]:
+        return await reads.topics_of_user(self.db, tenant, user_id, limit, offset)
+
+    async def fact_ids(
+        self, tenant: str, user_id: str, include_inactive: bool, limit: int, offset: int
+    ) -> list[str]:
+        return await reads.facts_of_user(self.db, tenant, user_id, include_inactive, limit,
+                                         offset)
+
+    async def set_memory_status(self, tenant: str, summary_id: str, status: str) -> None:
+        if status not in MEMORY_STATUSES:
+            raise InputError("status", f"must be one of {', '.join(MEMORY_STATUSES)}")
+        if not await governance.set_memory_status(self.db, tenant, summary_id, status):
+            raise NotFoundError(f"no summary {summary_id!r}")
+
+    async def boost_summary(self, tenant: str, summary_id: str, boost: float) -> None:
+        if not 0.0 <= boost <= 10.0:
+            raise InputError("boost", "must be between 0 and 10")
+        if not await governance.boost_summary(self.db, tenant, summary_id, boost):
+            raise NotFoundError(f"no summary {summary_id!r}")
+
+    async def run_maintenance(self, tenant: str, now: datetime | None = None) -> dict[str, int]:
+        """Decay: recompute each active Summary's weight and move its memory_status."""
+        now = now or datetime.now(UTC)
+        if now.tzinfo is None:
+            raise InputError("now", "needs a time zone offset")
+        rows = []
+        counts = {"examined": 0, "deprioritized": 0, "archived": 0}
+        for s in await governance.maintenance_candidates(self.db, tenant):
+            counts["examined"] += 1
+            weight = effective_weight(s["decay_factor"], s["event_end"], now,
+                                      s["retrieval_boost"])
+            status = next_status(s["memory_status"], weight, self.settings.deprioritize_below,
+                                 self.settings.archive_below)
+            if status != s["memory_status"]:
+                counts[status] += 1
+            rows.append({"summary_id": s["summary_id"], "status": status, "weight": weight})
+        if rows:
+            await governance.apply_maintenance(self.db, tenant, rows)
+        return counts

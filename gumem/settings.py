@@ -51,8 +51,8 @@ class Settings(BaseSettings):
 
     # Consolidation, decay and recall
     topic_similarity: float = 0.86
-    deprioritize_below: float = 0.5
-    archive_below: float = 0.1
+    deprioritize_below: float = 0.3
+    archive_below: float = 0.05
     recall_limit: int = 8
     short_term_messages: int = 6
 

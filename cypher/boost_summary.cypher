@@ -1,0 +1,3 @@
+MATCH (s:Summary {summary_id: $id}) WHERE s.tenant = $tenant
+SET s.retrieval_boost = $boost, s.updated_at = $now
+RETURN s.summary_id AS summary_id

