@@ -161,8 +161,8 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         query=Query,
         mutation=Mutation,
         extensions=[
-            QueryDepthLimiter(max_depth=settings.max_query_depth),
-            MaxTokensLimiter(max_token_count=settings.max_query_tokens),
-            MaxAliasesLimiter(max_alias_count=30),
+            lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
+            lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
+            lambda: MaxAliasesLimiter(max_alias_count=30),
         ],
     )

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, NewType
+from typing import Any
 
 import strawberry
+from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from api.context import Context
 
-JSON = strawberry.scalar(
-    NewType("JSON", object),
-    description="A JSON value (metadata objects, evidence maps).",
-    serialize=lambda v: v,
-    parse_value=lambda v: v,
-)
 
 
 @strawberry.type
@@ -35,7 +30,7 @@ class Message:
     timestamp: datetime
     event_type: str
     page: str | None
-    metadata: JSON  # type: ignore[valid-type]
+    metadata: JSON
     lang: str | None
     status: str
 
@@ -137,7 +132,7 @@ class Summary:
     event_end: datetime | None
     labels: list[str]
     anchors: list[str]
-    evidence: JSON  # type: ignore[valid-type]
+    evidence: JSON
     version: int
     created_at: datetime | None
     source_fact_ids: list[str]
@@ -252,7 +247,7 @@ class MessageInput:
     timestamp: str
     event_type: str | None = "message"
     page: str | None = None
-    metadata: JSON | None = None  # type: ignore[valid-type]
+    metadata: JSON | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {

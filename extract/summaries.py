@@ -176,7 +176,12 @@ def match_previous(
 
 
 def summary_confidence(facts: Sequence[FactRecord]) -> float:
-    """Mean evidence strength × amount: explicit 1.0, repeated behaviour 0.8, single 0.6."""
+    """Evidence strength × amount.
+
+    Per fact: explicit 1.0, repeated behaviour 0.8, single behaviour signal 0.6, times the
+    fact's own confidence. Strong facts weigh more in the mean (Σs²/Σs), so hedged extras
+    do not drown explicit statements; more facts raise the amount factor 1 - 0.5^(n+1).
+    """
     if not facts:
         return 0.0
     strengths = []
@@ -188,8 +193,11 @@ def summary_confidence(facts: Sequence[FactRecord]) -> float:
         else:
             strength = 0.6
         strengths.append(strength * min(max(fact.confidence, 0.0), 1.0))
+    total = sum(strengths)
+    if total <= 0:
+        return 0.0
     amount = 1.0 - 0.5 ** (len(facts) + 1)
-    return round(sum(strengths) / len(strengths) * amount, 4)
+    return round(sum(s * s for s in strengths) / total * amount, 4)
 
 
 def summary_kind(facts: Sequence[FactRecord]) -> str:
