@@ -270,3 +270,12 @@ def entity_ref(ent: Span) -> EntityRef:
 def iter_docs(nlp: Language, texts: Iterable[str], batch_size: int = 64) -> Iterator[Doc]:
     """``nlp.pipe`` with a typed signature."""
     yield from nlp.pipe(texts, batch_size=batch_size)
+
+
+def gazetteer_lookup(text: str) -> tuple[str, str] | None:
+    """(label, canonical name) for a known city or brand alias, e.g. "柏林" -> ("GPE", "Berlin")."""
+    key = text.strip().lower()
+    hit = _GAZ_TABLE.get(key)
+    if hit is None and key.endswith("市"):
+        hit = _GAZ_TABLE.get(key[:-1])
+    return hit

@@ -412,8 +412,13 @@ def _compose_shopping(facts: Sequence[FactRecord], lang: Lang) -> str:
     avoids: list[str] = []
     other: list[str] = []
     slots: dict[str, FactRecord] = {}
+    people: list[FactRecord] = []  # facts about someone else: their own sentences
     for fact in facts:
-        _, pred = _split_subject(fact.content, fact.lang)
+        subject, _ = _split_subject(fact.content, fact.lang)
+        if subject not in (None, "该用户", "The user"):
+            people.append(fact)
+            continue
+        pred = _user_predicate(fact)
         role = _slot_role(fact)
         if role is not None:
             if role not in slots or _later(fact, slots[role]):
@@ -425,13 +430,13 @@ def _compose_shopping(facts: Sequence[FactRecord], lang: Lang) -> str:
         elif fact.kind == "plan" and intent is None and intent_pred is None:
             intent_pred = pred
         elif fact.polarity == "avoids":
-            avoids.append(_hedge(pred, fact, lang))
+            avoids.append(_hedge(pred, fact, fact.lang))
         elif (_ZH_SCENARIO if fact.lang == "zh" else _EN_SCENARIO).search(pred):
             scenario.append(_scene(pred, fact.lang))
         elif fact.polarity == "likes" or fact.kind == "preference":
-            likes.append(_hedge(pred, fact, lang))
+            likes.append(_hedge(pred, fact, fact.lang))
         else:
-            other.append(_hedge(pred, fact, lang))
+            other.append(_hedge(pred, fact, fact.lang))
     subject = "该用户" if zh else "The user"
     if intent is not None:
         head = (
@@ -451,7 +456,16 @@ def _compose_shopping(facts: Sequence[FactRecord], lang: Lang) -> str:
         else:
             sep = ("，" if zh else ", ") if i == 0 else ("；" if zh else "; ")
         text += sep + ("，".join(group) if zh else _en_join(group))
-    return text + ("。" if zh else ".")
+    text += "。" if zh else "."
+    return text + (" " + _compose_general(people, lang) if people else "")
+
+
+def _user_predicate(fact: FactRecord) -> str:
+    """The fact without its subject when the subject is the user; else the whole fact."""
+    subject, pred = _split_subject(fact.content, fact.lang)
+    if subject in ("该用户", "The user") and pred:
+        return pred
+    return fact.content.strip().rstrip(_TRAIL)
 
 
 def _en_join(items: Sequence[str]) -> str:
@@ -477,8 +491,7 @@ def _scene(pred: str, lang: Lang) -> str:
 
 def _is_shopping(facts: Sequence[FactRecord]) -> bool:
     for fact in facts:
-        _, pred = _split_subject(fact.content, fact.lang)
-        if _intent_object(pred, fact.lang) is not None:
+        if _intent_object(_user_predicate(fact), fact.lang) is not None:
             return True
     return sum(1 for f in facts if _slot_role(f) is not None) >= 2
 

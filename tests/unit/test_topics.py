@@ -210,6 +210,7 @@ def test_embedding_match_to_existing_topic() -> None:
         topic_id="t-fp",
     )
     assert choices["pen"].score >= 0.45
+    assert embedder.calls == 2  # one batch for topics, one for facts
     assert choices["far"].method == "new"
     assert choices["far"].name == "traffic"
 

@@ -1,0 +1,79 @@
+"""Provenance both ways (Summary → Facts → Messages, Message → Facts → Summaries)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j.graph import Node, Path
+
+from graph.db import Database, native
+from graph.ingest import message_uid
+from graph.queries import query
+
+_KEYS = {"Summary": "summary_id", "Fact": "fact_id", "Message": "message_id",
+         "Topic": "topic_id", "Session": "session_id"}
+_SHOWN = ("content", "topic", "validity", "memory_status", "kind", "explicit", "role",
+          "event_type", "timestamp", "name", "confidence", "version", "status")
+
+# Ready to paste into Neo4j Browser after `:param id => "<id>"`.
+BROWSER = {
+    "Summary": "MATCH p = (s:Summary {summary_id: $id})-[:SUPERSEDES*0..20]-(:Summary)"
+               "<-[:SUPPORTS]-(:Fact)-[:SOURCE]->(:Message) RETURN p",
+    "Fact": "MATCH p = (f:Fact {fact_id: $id})-[:SUPERSEDES*0..10]-(:Fact)"
+            "-[:SOURCE]->(:Message) RETURN p UNION "
+            "MATCH p = (f:Fact {fact_id: $id})-[:SUPPORTS]->(:Summary) RETURN p",
+    "Message": "MATCH p = (m:Message {message_id: $id})<-[:SOURCE]-(:Fact)"
+               "-[:SUPPORTS]->(:Summary)-[:IN_TOPIC]->(:Topic) RETURN p UNION "
+               "MATCH p = (m:Message {message_id: $id})<-[:SOURCE]-(:Fact) RETURN p",
+}
+
+
+@dataclass
+class Trace:
+    root_id: str
+    root_kind: str
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, str]]
+    cypher: str
+    params: dict[str, str]
+
+
+def _node(n: Node) -> dict[str, Any]:
+    label = next((lb for lb in n.labels if lb in _KEYS), "Node")
+    props = dict(n)
+    return {"id": str(props.get(_KEYS.get(label, ""), n.element_id)), "label": label,
+            **native({k: props[k] for k in _SHOWN if k in props})}
+
+
+def kind_of(node_id: str) -> str:
+    if node_id.startswith("s_"):
+        return "Summary"
+    if node_id.startswith("f_"):
+        return "Fact"
+    return "Message"
+
+
+async def trace(db: Database, tenant: str, node_id: str) -> Trace | None:
+    kind = kind_of(node_id)
+    name = {"Summary": "trace_summary", "Fact": "trace_fact", "Message": "trace_message"}[kind]
+    rows = await db.records(query(name), tenant=tenant, id=node_id,
+                            uid=message_uid(tenant, node_id))
+    if not rows:
+        return None
+    nodes: dict[str, dict[str, Any]] = {}
+    edges: dict[tuple[str, str, str], dict[str, str]] = {}
+    root = rows[0]["root"]
+    nodes[root.element_id] = _node(root)
+    paths: list[Path] = rows[0]["paths"]
+    for p in paths:
+        for n in p.nodes:
+            d = _node(n)
+            nodes[n.element_id] = d
+        for r in p.relationships:
+            a, b = nodes[r.start_node.element_id], nodes[r.end_node.element_id]
+            edges[(a["id"], r.type, b["id"])] = {"source": a["id"], "type": r.type,
+                                                 "target": b["id"]}
+    return Trace(node_id, kind, sorted(nodes.values(), key=lambda d: (d["label"], d["id"])),
+                 sorted(edges.values(), key=lambda e: (e["type"], e["source"], e["target"])),
+                 f':param id => "{node_id}"\n{BROWSER[kind]}', {"id": node_id})
