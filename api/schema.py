@@ -8,6 +8,7 @@ import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.types import Info
 
+from api.audit_types import AuditRecord, DeletionImpact, DeletionReport, ForgetReport, Trace
 from api.context import Context
 from api.types import (
     AddMessagesResult,
@@ -22,6 +23,8 @@ from api.types import (
     Summary,
     Topic,
 )
+from graph.trace import trace as graph_trace
+from gumem import deletion
 from gumem.errors import InputError
 from gumem.inputs import BatchError, parse_ident
 from gumem.recall import Item
@@ -106,6 +109,30 @@ class Query:
         row = await info.context.loaders.message.load(str(id))
         return Message.from_row(row) if row else None
 
+    @strawberry.field(description="Provenance of a Summary, Fact or Message, both ways.")
+    async def trace(self, info: Info[Context, None], id: strawberry.ID) -> Trace | None:
+        ctx = info.context
+        t = await graph_trace(ctx.memory.db, ctx.tenant, parse_ident(str(id), "id"))
+        return Trace.from_data(t) if t else None
+
+    @strawberry.field(description="Dry run: what deleteMessage(id) would remove or rebuild.")
+    async def deletion_impact(
+        self, info: Info[Context, None], message_id: strawberry.ID
+    ) -> DeletionImpact:
+        ctx = info.context
+        found = await deletion.impact(ctx.memory, ctx.tenant,
+                                      parse_ident(str(message_id), "messageId"))
+        return DeletionImpact.from_impact(found)
+
+    @strawberry.field(description="Deletions done for this tenant (ids and counts, no content).")
+    async def audit_log(
+        self, info: Info[Context, None], limit: int = 50, offset: int = 0
+    ) -> list[AuditRecord]:
+        ctx = info.context
+        lim, off = _page(limit, offset)
+        rows = await deletion.audit_log(ctx.memory, ctx.tenant, lim, off)
+        return [AuditRecord.from_row(r) for r in rows]
+
 
 @strawberry.type
 class Mutation:
@@ -154,6 +181,23 @@ class Mutation:
         res = await ctx.memory.run_maintenance(ctx.tenant, now)
         return MaintenanceResult(examined=res["examined"], deprioritized=res["deprioritized"],
                                  archived=res["archived"])
+
+
+    @strawberry.mutation(description="Delete a Message and everything that depended only on it.")
+    async def delete_message(
+        self, info: Info[Context, None], id: strawberry.ID
+    ) -> DeletionReport:
+        ctx = info.context
+        found, counts = await deletion.delete_message(ctx.memory, ctx.tenant,
+                                                      parse_ident(str(id), "id"))
+        return DeletionReport(impact=DeletionImpact.from_impact(found), counts=counts)
+
+    @strawberry.mutation(description="Erase everything of one user; verifies nothing remains.")
+    async def forget_user(self, info: Info[Context, None], user_id: str) -> ForgetReport:
+        ctx = info.context
+        uid = parse_ident(user_id, "userId")
+        counts = await deletion.forget_user(ctx.memory, ctx.tenant, uid)
+        return ForgetReport(user_id=uid, counts=counts, remaining=counts["remaining"])
 
 
 def build_schema(settings: Settings) -> strawberry.Schema:

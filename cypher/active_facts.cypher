@@ -1,6 +1,7 @@
 // A user's active Facts, for consolidation.
 MATCH (f:Fact)
-WHERE f.tenant = $tenant AND f.user_id = $user_id AND f.validity = 'active'
+WHERE f.tenant = $tenant AND f.user_id = $user_id
+  AND (f.validity = 'active' OR f.fact_id IN $also)
 OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity)
 WITH f, collect(e {.name, .type, .normalized}) AS ents
 RETURN f {.fact_id, .user_id, .content, .kind, .source_message_ids, .time_start, .time_end,

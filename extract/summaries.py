@@ -457,7 +457,9 @@ def _compose_shopping(facts: Sequence[FactRecord], lang: Lang) -> str:
             sep = ("，" if zh else ", ") if i == 0 else ("；" if zh else "; ")
         text += sep + ("，".join(group) if zh else _en_join(group))
     text += "。" if zh else "."
-    return text + (" " + _compose_general(people, lang) if people else "")
+    if people:
+        text += ("" if zh else " ") + _compose_general(people, lang)
+    return text
 
 
 def _user_predicate(fact: FactRecord) -> str:

@@ -97,8 +97,12 @@ async def write_facts(
     return await db.write(work)
 
 
-async def active_facts(db: Database, tenant: str, user_id: str) -> list[tuple[FactRecord, str | None]]:
-    rows = await db.rows(query("active_facts"), tenant=tenant, user_id=user_id)
+async def active_facts(
+    db: Database, tenant: str, user_id: str, also: list[str] | None = None
+) -> list[tuple[FactRecord, str | None]]:
+    """Active facts (plus the ids in `also`, e.g. facts a deletion will restore)."""
+    rows = await db.rows(query("active_facts"), tenant=tenant, user_id=user_id,
+                         also=also or [])
     out = []
     for r in rows:
         f = native(r["f"])
@@ -109,7 +113,7 @@ async def active_facts(db: Database, tenant: str, user_id: str) -> list[tuple[Fa
             entities=tuple(EntityRef(e["name"], e["type"], e["normalized"]) for e in r["ents"]),
             labels=tuple(f["labels"] or ()), slot=f["slot"], value=f["value"],
             polarity=f["polarity"] or "neutral", explicit=bool(f["explicit"]),
-            confidence=float(f["confidence"] or 1.0), validity=f["validity"],
+            confidence=float(f["confidence"] or 1.0), validity="active",
             event_types=tuple(f["event_types"] or ()),
             embedding=tuple(r["embedding"]) if r["embedding"] else None,
             key=f["key"] or "", session_ids=tuple(f["session_ids"] or ()),

@@ -54,6 +54,7 @@ LOCK_FILE = "neo4j-dev.lock"
 CDS_FILE = "neo4j-dev.cds.json"
 LOG_FILE = Path("logs") / "neo4j-dev.log"
 LOG_ROTATE_BYTES = 10 * 1024 * 1024
+LOG_HEADER = "=== neo4j-dev start "
 
 DEFAULT_TOOLS_DIR = Path(__file__).resolve().parent.parent / "tools" / "neo4j-dev"
 JAR_NAME = "neo4j-dev.jar"
@@ -427,14 +428,20 @@ def _port_in_use(port: int) -> bool:
 
 
 def _tail(path: Path, lines: int = 15) -> str:
+    """The last lines of the latest launch in the log, without stack frames."""
     try:
         with path.open("rb") as fh:
             fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, fh.tell() - 16384))
+            fh.seek(max(0, fh.tell() - 65536))
             text = fh.read().decode("utf-8", "replace")
     except OSError:
         return ""
-    kept = [ln for ln in text.splitlines() if not ln.startswith("\tat ")]
+    text = text.rsplit(LOG_HEADER, 1)[-1]
+    kept = [
+        ln
+        for ln in text.splitlines()[1:]
+        if not ln.startswith("\tat ") and not re.match(r"^\s*\.\.\. \d+ more$", ln)
+    ]
     return "\n".join(kept[-lines:])
 
 
@@ -581,7 +588,7 @@ def start(
         t0 = time.monotonic()
         with _open_log(logfile) as out:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S%z")
-            out.write(f"=== neo4j-dev start {stamp}: {' '.join(cmd)}\n".encode())
+            out.write(f"{LOG_HEADER}{stamp}: {' '.join(cmd)}\n".encode())
             out.flush()
             try:
                 proc = subprocess.Popen(
@@ -640,7 +647,7 @@ def _stop_locked(home: Path, timeout_s: float, promote_cds: bool = True) -> bool
         os.kill(pid, signal.SIGTERM)
     if not _wait_gone(pid, home, timeout_s):
         log.warning(
-            "Neo4j dev server pid %d did not stop within %.0f s; killing it", pid, timeout_s
+            "Neo4j dev server pid %d did not stop within %.1f s; killing it", pid, timeout_s
         )
         clean = False
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -172,6 +172,27 @@ class Pipeline:
                                          assign=assign, summaries=summaries, retire=retire)
         return len(summaries), len(retire)
 
+    async def rebuild(
+        self, tenant: str, user_id: str, topics: list[str], removed: list[str],
+        restored: list[str], purged: list[str],
+    ) -> list[gm.NewSummary]:
+        """Summaries re-derived for `topics` as they will be once `removed` facts are gone."""
+        facts = await gm.active_facts(self.db, tenant, user_id, also=restored)
+        by_topic: dict[str, list[FactRecord]] = defaultdict(list)
+        for f, t in facts:
+            if t in topics and f.fact_id not in removed:
+                by_topic[t].append(f)
+        current = [c for c in await gm.active_summaries(self.db, tenant, user_id, topics)
+                   if c["summary_id"] not in purged]
+        known = {t.name: t.topic_id for t in await gm.user_topics(self.db, tenant, user_id)}
+        out, _retire = self._plan_summaries(tenant, user_id, by_topic, known, current)
+        if not out:
+            return out
+        vecs = await asyncio.to_thread(self.models.embedder.embed_passages,
+                                       [s.draft.content for s in out])
+        return [gm.NewSummary(s.summary_id, s.topic_id, s.key, s.version, s.draft, v)
+                for s, v in zip(out, vecs, strict=True)]
+
     def _plan_summaries(
         self, tenant: str, user_id: str, by_topic: dict[str, list[FactRecord]],
         topic_ids: dict[str, str], current: list[dict[str, Any]],

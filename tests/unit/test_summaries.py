@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -324,7 +325,7 @@ def test_labels_entities_anchors_are_merged() -> None:
 
 
 def test_spec_fact_wording_gives_the_spec_like_summary() -> None:
-    implicit: dict[str, object] = {"explicit": False, "confidence": 0.7}
+    implicit: dict[str, Any] = {"explicit": False, "confidence": 0.7}
     facts = [
         make_fact("1", "用户正在寻找日常慢跑鞋。", "plan", lang="zh"),
         make_fact(

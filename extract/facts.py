@@ -1,0 +1,926 @@
+"""Deterministic fact extraction from chat turns, English and Chinese, no LLM.
+
+A user turn is split into clauses (sentences, then commas/semicolons/"but"), fragments with
+no information of their own are glued back to a neighbour, and each clause becomes a
+FactDraft (kind, slot, polarity, third-person wording, entities, time range) or a Rejection
+saying why it cannot affect a future answer. Only ``role == "user"`` turns give facts:
+assistant turns are skipped (a fact the user confirmed comes from the user's own turn).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from spacy.language import Language
+from spacy.tokens import Doc, Token
+
+from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
+from extract.nlp import entity_refs, gazetteer_lookup
+from extract.types import (
+    EntityRef,
+    Extraction,
+    FactDraft,
+    Kind,
+    Lang,
+    MessageRecord,
+    Polarity,
+    Rejection,
+)
+
+log = logging.getLogger(__name__)
+
+USER_EN, USER_ZH = "the user", "用户"
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# --- lexicons: discourse markers, chit-chat, questions ------------------------------------
+
+_LEAD_EN = _rx(
+    r"^(?:(?:but|and|so|however|though|yet|also|plus|then|well|oh|ah|um+|uh+|hmm+|anyway|"
+    r"anyways|btw|by the way|honestly|basically|fyi|just so you know|for the record|"
+    r"to be honest|tbh|(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|"
+    r"(?:hi|hello|hey)(?:\s+[A-Z][a-z]+)?)\b[\s,:!.-]*)"
+)
+_CORR_EN = _rx(
+    r"^(?:(?:correction|update|to correct|to clarify|oops|my mistake|sorry|wait)\b\s*[:,!-]\s*"
+    r"|(?:sorry,?\s*)?(?:i meant|i mean|what i meant (?:was|is)|let me correct (?:that|myself)|"
+    r"i was wrong)\b[\s,:]*|no[,!]\s+)"
+)
+_ACTUALLY_EN = _rx(r"^actually\b[\s,:]*")
+_LEAD_ZH = re.compile(
+    r"^(?:但是|但|不过|而且|可是|然而|只是|另外|还有|并且|然后|所以|那么|那|嗯+|哦+|啊|呃|对了|"
+    r"话说|就是|那个|总之|顺便说一下|顺便|补充一下|补充|(?:请)?(?:记住|记一下|注意)|"
+    r"你好|您好|嗨)[，,：:\s!！]*"
+)
+_CORR_ZH = re.compile(
+    r"^(?:(?:更正|纠正|修正|订正|更新一下|改一下)[:：，,\s]*"
+    r"|(?:不对|错了|说错了|我说错了|刚才说错了|抱歉|不好意思)[，,：:!！\s]+|(?:应该是|其实是)\s*)"
+)
+_ACTUALLY_ZH = re.compile(r"^其实[，,\s]*")
+_TRAIL = re.compile(r"[\s,，。.!！?？;；:：~～…、\"'”’)）]+$|(?<=[\u4e00-\u9fff])[吧啊呀哦啦哈]+$")
+
+_GREET_EN = (
+    ("greeting", _rx(r"^(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening|night)|"
+                     r"greetings|long time no see|(?:it'?s |it is )?(?:so |really )?(?:good|great|"
+                     r"nice|lovely) to (?:see|hear from|meet|talk to|chat with) you(?: again| too)?|"
+                     r"how are you(?: doing)?|how have you been|how'?s it going|what'?s up|bye|"
+                     r"goodbye|see you(?: later| soon)?|take care|talk (?:to you )?(?:later|soon)|"
+                     r"have a (?:good|great|nice) (?:day|one|night|weekend))\b")),
+    ("thanks", _rx(r"^(?:thanks?(?: you)?|thx|ty|many thanks|cheers|much appreciated|"
+                   r"i (?:really )?appreciate (?:it|that|this|your help)|appreciate it)\b")),
+    ("acknowledgement", _rx(
+        r"^(?:ok(?:ay)?|sure|yes|yeah|yep|yup|no|nope|got it|i see|alright|all right|cool|great|"
+        r"nice|awesome|perfect|sounds (?:good|great|fun|amazing|awesome)|that sounds (?:good|"
+        r"great|fun|amazing|awesome|lovely)|right|exactly|true|lol|haha+|wow|oh|ah|hmm+|fine|noted|"
+        r"will do|of course|definitely|absolutely|me too|same here|i agree|agreed|no worries|"
+        r"that'?s (?:so |really )?(?:great|awesome|cool|amazing|nice|wonderful|good|fantastic|"
+        r"sweet|lovely)|good for you|congrats|congratulations|i'?m glad|glad to hear(?: that)?|"
+        r"i'?m (?:so )?sorry to hear(?: that)?|you too|same|indeed)$")),
+    ("small talk", _rx(r"^(?:i hope you(?:'re| are) (?:well|doing well|good)|hope you(?:'re| are) "
+                       r"(?:well|doing well|good)|i'?m (?:doing )?(?:good|fine|great|well|ok(?:ay)?)"
+                       r"(?:,? thanks?(?: you)?)?|not much|nothing much)$")),
+)
+_GREET_ZH = (
+    ("greeting", re.compile(r"^(?:你好|您好|嗨|哈喽|hello|hi|早上好|早安|上午好|下午好|晚上好|晚安|"
+                            r"在吗|在不在|再见|拜拜|回头见|好久不见)")),
+    ("thanks", re.compile(r"^(?:谢谢|多谢|感谢|辛苦了|麻烦你了|谢了)")),
+    ("acknowledgement", re.compile(
+        r"^(?:好的?|好吧|好嘞|嗯+|哦+|行|可以|没问题|收到|明白了?|知道了|了解|对|是的|对的|没错|ok|"
+        r"OK|哈哈+|嘿嘿|不客气|不用谢|太好了|太棒了|棒|厉害|我也是|同意)$")),
+)
+_QUESTION_EN = _rx(r"^(?:can|could|would|will|do|did|does|are|is|have|should|shall|may)\s+(?:you|u)\b")
+_REQUEST_EN = _rx(
+    r"^(?:please\s+)?(?:recommend|suggest|find|show|tell|give|send|book|help|search|look up|check|"
+    r"list|compare|remind|get me|i need you to|i'?d like you to|help me)\b"
+)
+_QUESTION_ZH = re.compile(r"(?:吗|呢|么)$|^(?:请问|能不能|可不可以|有没有|是否|为什么|怎么|如何|哪)")
+_REQUEST_ZH = re.compile(
+    r"^(?:请|麻烦)?(?:帮我|给我|帮忙|替我|推荐|介绍|查一下|查查|找一下|找找|看看|搜一下|列一下|比较一下)"
+)
+_SUBORD_EN = {"if", "when", "because", "although", "though", "since", "unless", "while",
+              "whenever", "once", "as", "before", "after", "until", "whereas"}
+_SUBORD_ZH = re.compile(r"^(?:如果|要是|因为|虽然|只要|假如|除非|当|等到|一旦)")
+_CONJ_EN = {"but", "however", "and", "though", "yet", "whereas"}
+_CONJ_ZH = {"但", "但是", "不过", "而且", "可是", "然而"}
+_SENT_END_ZH = set("。！？!?\n…")
+_SOFT_ZH = set("，,")
+_HARD_ZH = set("；;")
+
+# --- lexicons: kinds ----------------------------------------------------------------------
+
+_JOBS = (r"engineer|developer|programmer|teacher|nurse|doctor|designer|student|manager|lawyer|"
+         r"chef|cook|writer|artist|painter|accountant|researcher|scientist|consultant|counsell?or|"
+         r"therapist|photographer|driver|pilot|architect|analyst|dentist|pharmacist|professor|"
+         r"musician|singer|salesperson|entrepreneur|freelancer|mechanic|electrician|firefighter|"
+         r"police officer|soldier|farmer|journalist|editor|translator|librarian|cashier|waiter|"
+         r"waitress|barista|baker|plumber|carpenter|veterinarian|vet|social worker|coach|"
+         r"trainer|athlete|runner|dancer|actor|actress|intern|retiree|volunteer")
+_JOBS_ZH = (r"工程师|程序员|老师|教师|医生|护士|学生|设计师|经理|律师|厨师|司机|会计|研究员|作家|画家|"
+            r"摄影师|销售|记者|编辑|翻译|警察|咨询师|顾问|博士生|研究生|大学生|教练|运动员")
+_IDENTITY_EN = _rx(
+    rf"\bmy name is\b|\bcall me\b|\bi (?:live|am living|'m living|reside)\b|"
+    rf"\bi(?: am|'m) (?:from|based in|originally from)\b|\bi work (?:as|at|for|in)\b|"
+    rf"\bmy (?:job|occupation|profession)\b|\bi(?: am|'m) \d+(?: years? old)?\b|"
+    rf"\bi(?: am|'m) (?:vegetarian|vegan|married|single|divorced|retired|pregnant)\b|"
+    rf"\bi(?: am|'m) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS}|mom|mother|dad|father|parent|wife|"
+    rf"husband|woman|man|person)\b"
+)
+_IDENTITY_ZH = re.compile(
+    rf"我是(?!说|不是|想|在|觉得|要)|我叫|我的名字|我住|我家在|我来自|我老家|我今年|"
+    rf"我在.{{1,8}}(?:工作|上班|读书|上学)|我的(?:工作|职业)|我是.{{0,6}}(?:{_JOBS_ZH})"
+)
+_AVOID_EN = _rx(r"\bcan'?t stand\b|\bnot (?:a )?(?:big |huge )?fan of\b|\bnot (?:really )?into\b|"
+                r"\bnot keen on\b|\bsick of\b|\btired of\b")
+_AVOID_ZH = re.compile(r"讨厌|不喜欢|不太喜欢|不爱|受不了|反感|不想要|避开|避免|不倾向|不感兴趣|嫌弃")
+_STRONG_CON_EN = _rx(
+    r"\b(?:must|mustn'?t|have to|has to|need to|needs to|can'?t|cannot|can not|not allowed|never|"
+    r"allergic|shouldn'?t|should not|don'?t|do not|doesn'?t|does not|won'?t|make sure|"
+    r"no later than|no earlier than)\b"
+)
+_STRONG_CON_ZH = re.compile(
+    r"不要|(?<![特区分类性级告识辨个派])别(?!人|的|处|墅|致)|不能|不可以|不行|必须|一定要|务必|"
+    r"只能|禁止|过敏|忌口|不吃|不喝|不得|尽量不|不方便|没法|不接受"
+)
+_WEAK_CON_EN = _rx(r"\b(?:not too|no more than|at most|at least|only|under|below|within)\b")
+_WEAK_CON_ZH = re.compile(r"不超过|以内|最多|至少|只要|不太")
+_PLAN_EN = _rx(
+    r"\b(?:plan(?:ning|s|ned)? (?:to|on)|going to|gonna|intend(?:s|ing)? to|want(?:s|ed)? to|"
+    r"would like to|'d like to|thinking (?:about|of)|looking (?:for|to|forward to)|"
+    r"hop(?:e|ing) to|aim(?:ing)? to|about to|will|'ll|signed up|booked|scheduled)\b"
+)
+_PLAN_ZH = re.compile(
+    r"想买|想要买|想入手|打算|准备|计划|想去|要去|将要|想学|考虑|正在找|在找|想换|想找|要买|会去|预计|"
+    r"(?<![理感思回我])想(?!说|法|起|到)|我想(?!说|法|起|到)"
+)
+_FUTURE_CUE = _rx(r"\b(?:tomorrow|next (?:week|month|year|time|summer|weekend)|this weekend|soon)\b"
+                  r"|明天|后天|下周|下个月|明年|以后|将来")
+_LIKE_EN = _rx(r"\b(?:favou?rite|fond of|big fan of|a fan of|(?:i'?m|am|really) into|"
+               r"passionate about|obsessed with|crazy about|preferably|ideally|defaults? to|"
+               r"by default|default)\b")
+_LIKE_LEMMAS = {"like", "love", "enjoy", "prefer", "adore", "fancy", "favor", "favour"}
+_AVOID_LEMMAS = {"hate", "dislike", "detest", "loathe", "avoid"}
+_LIKE_ZH = re.compile(r"喜欢|偏好|偏爱|爱(?!人|情)|倾向|最爱|钟意|热爱|着迷|迷上|习惯用|首选|想要|默认|最好")
+_BEHAV_EN = _rx(
+    r"\b(?:usually|often|always|every ?(?:day|morning|night|evening|week|weekend|month|year|time)|"
+    r"each (?:day|week|time|morning)|normally|typically|regularly|tend to|mostly|mainly|"
+    r"sometimes|rarely|seldom|daily|weekly|on weekends|most days|frequently|routinely)\b"
+)
+_BEHAV_ZH = re.compile(r"每天|每周|每月|每年|每次|每个(?:周末|月|星期)|经常|常常|通常|一般|平时|平常|"
+                       r"总是|一直|主要|习惯|很少|偶尔|有时|定期|单次|每晚|每早")
+_PAST_EN = _rx(r"\b(?:ago|last|yesterday|earlier|recently|once|back in|in (?:19|20)\d\d|"
+               r"when i was)\b")
+_PAST_ZH = re.compile(r"昨天|前天|上周|上个月|去年|之前|刚才|刚刚|以前|那天|曾经|\d+月\d+[日号]|天前")
+_NEG_EN = _rx(r"\b(?:nothing|no|not|never|none)\b")
+
+# zh clauses starting like this have an implied "我" subject
+_PRED_START_ZH = re.compile(
+    r"^(?:想|要|打算|准备|计划|喜欢|偏好|讨厌|不|别|没|最好|希望|主要|经常|通常|一般|每|常|预算|尺码|"
+    r"鞋码|住|在|是|叫|做|会|能|可以|需要|只|还|也|都|刚|已经|正在|一直|从来|很|比较|更|大概|平时|"
+    r"去|来|买|用|穿|跑|吃|喝|看|玩|学|工作|爱|怕|觉得|认为|感觉|今天|昨天|前天|明天|后天|上周|下周|"
+    r"这周|本周|周末|最近|以后|之前|现在|目前|刚才|今年|去年|明年|早上|晚上)"
+)
+
+# --- slots --------------------------------------------------------------------------------
+
+SLOT_KIND: dict[str, Kind] = {
+    "budget": "constraint", "size": "identity", "default_city": "preference",
+    "home_city": "identity", "work_city": "identity", "hometown": "identity",
+    "name": "identity", "job": "identity", "diet": "preference", "age": "identity",
+}
+_CITY_EN = r"(?P<city>[A-Z][\w'.-]*(?:\s+(?:de\s+)?[A-Z][\w'.-]*)*)"
+_CITY_ZH = r"(?P<city>[A-Za-z][A-Za-z .'-]*[A-Za-z]|[\u4e00-\u9fff]{2,8})"
+_TEAM_CITY_EN = (
+    re.compile(r"(?P<team>(?i:the\s+|our\s+|my\s+)?[A-Za-z][\w&-]*(?:\s+[A-Za-z][\w&-]*)?)\s+"
+               r"(?i:team)(?:'s)?\s+(?i:(?:should|will|now|from now on|always)\s+)*"
+               r"(?i:defaults?|default city is|default location is|default is|should default)"
+               r"\s+(?i:to\s+|is\s+|as\s+|now\s+)*" + _CITY_EN),
+    re.compile(r"(?i:default(?: city| location)?\s+for\s+)(?P<team>(?i:the\s+|our\s+)?[A-Za-z][\w&-]*"
+               r"(?:\s+[A-Za-z][\w&-]*)?)\s+(?i:team)\s+(?i:is|to|should be|will be)\s+(?i:now\s+)?"
+               + _CITY_EN),
+)
+_CITY_ONLY_EN = re.compile(r"(?i:\bdefault (?:city|location) (?:is|to|should be))\s+(?i:now\s+)?"
+                           + _CITY_EN)
+_TEAM_CITY_ZH = re.compile(
+    r"(?P<team>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:团队|组|部门)(?:的)?(?:以后|今后|之后|现在|目前|"
+    r"从现在起)?(?:的)?(?:会议)?(?:城市|地点)?(?:都)?(?:默认|改为默认|默认改为|默认改成)"
+    r"(?:为|是|用|设为|改为|改成)?\s*" + _CITY_ZH
+)
+_CITY_ONLY_ZH = re.compile(r"默认(?:城市|地点)(?:是|为|改为|改成|设为)?\s*" + _CITY_ZH)
+_HOME_EN = re.compile(
+    r"(?i:\bi\s*(?:live|am living|'m living|reside|am based|'m based|moved|have moved|'ve moved|"
+    r"relocated|just moved)\s+(?:in|to|at|out to)\s+(?:the\s+)?)" + _CITY_EN
+)
+_FROM_EN = re.compile(r"(?i:\bi(?: am|'m) (?:originally )?from\s+(?:the\s+)?)" + _CITY_EN)
+_HOME_ZH = re.compile(r"我(?:现在|目前)?(?:住在|定居在|定居于|生活在|家在|搬到了?|搬去了?)\s*" + _CITY_ZH)
+_LIVE_IN_ZH = re.compile(r"我(?:现在|目前)?在(?P<city>[\u4e00-\u9fffA-Za-z]{2,8}?)(?P<verb>生活|住|定居|"
+                         r"工作|上班)")
+_FROM_ZH = re.compile(r"我(?:来自|老家是|老家在|是)(?P<city>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:人|$|[，,。])")
+_NAME_EN = re.compile(r"(?i:\bmy name is|\bcall me|\bi'?m called)\s+(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
+_NAME_ZH = re.compile(r"(?:我叫|我的名字(?:是|叫)|叫我)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:$|[，,。！!就])")
+_JOB_EN = _rx(
+    rf"\bi (?:work|am working|'m working) as (?:a |an )?(?P<v>[\w -]+?)(?=\s+(?:at|for|in)\b|$)|"
+    rf"\bmy (?:job|occupation|profession) is (?:a |an )?(?P<v2>[\w -]+)|"
+    rf"\bi(?: am|'m) (?:a|an) (?P<v3>(?:[\w-]+ )?(?:{_JOBS}))\b"
+)
+_JOB_ZH = re.compile(
+    rf"我(?:是|是一名|是一个|是个|是一位)(?P<v>[\u4e00-\u9fff]{{0,6}}?(?:{_JOBS_ZH}))|"
+    rf"我的(?:工作|职业)是(?P<v2>[\u4e00-\u9fffA-Za-z]{{1,10}})"
+)
+_DIET_EN = _rx(r"\bi(?: am|'m)\s+(?:a\s+)?(?P<v>vegetarian|vegan|pescatarian|halal|kosher)\b|"
+               r"\bi (?:don'?t|do not|never) eat (?P<v2>meat|pork|beef|fish|seafood|dairy|gluten)\b")
+_DIET_ZH = re.compile(r"我(?:吃素|是素食者?|只吃素|是纯素)|我不吃(?P<v2>[\u4e00-\u9fff]{1,3}?)(?:$|[，,。的])")
+_AGE_EN = _rx(r"\bi(?: am|'m) (?P<v>\d{1,3}) years? old\b|\bi(?: just)? turned (?P<v2>\d{1,3})\b")
+_AGE_ZH = re.compile(r"我(?:今年)?(?P<v>\d{1,3}|[一二三四五六七八九十]+)岁")
+_BUDGET_EN = _rx(r"\bbudget\b|\b(?:spend|afford|pay)\b|\bprice (?:range|limit)\b")
+_BUDGET_ZH = re.compile(r"预算|价位|价格|价钱|花费|最多花|不超过")
+_WEAR_EN = _rx(r"\bi wear (?:a |an )?(?:size )?(?P<v>\d+(?:\.\d+)?|XS|S|M|L|XL|XXL)\b")
+_WEAR_ZH = re.compile(r"我穿\s*(?P<v>\d{2}(?:\.5)?)(?!\d)")
+
+# --- anchors and labels -------------------------------------------------------------------
+
+_ANCHORS = (
+    ("order", re.compile(r"(?:订单号?|单号)\s*(?:是|为|[:：#])?\s*(?P<v>[A-Za-z0-9][A-Za-z0-9-]{3,})"
+                         r"|\border\s*(?:#|no\.?|number|id)?\s*[:#]?\s*(?P<v2>[A-Za-z]*\d[A-Za-z0-9-]{2,})",
+                         re.IGNORECASE)),
+    ("booking", re.compile(r"(?:预约号|预订号|预定号|预约编号)\s*(?:是|为|[:：#])?\s*"
+                           r"(?P<v>[A-Za-z0-9-]{4,})|\b(?:booking|reservation|confirmation)\s*"
+                           r"(?:#|no\.?|number|id|code)?\s*[:#]?\s*(?P<v2>[A-Za-z]*\d[A-Za-z0-9-]{2,})",
+                           re.IGNORECASE)),
+)
+_META_ANCHORS = {"order_id": "order", "booking_id": "booking", "reservation_id": "booking"}
+_EN_W = r"(?<![a-z])"
+TOPIC_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _rx(p)) for name, p in (
+    ("shopping", rf"买|购|下单|加购|{_EN_W}(?:buy|purchas|shop|order|checkout|cart)"),
+    ("running", rf"跑|马拉松|{_EN_W}(?:run|jog|marathon)"),
+    ("shoes", rf"鞋|{_EN_W}(?:shoe|sneaker|trainers)"),
+    ("budget", rf"预算|价格|价位|[\d十百千万]\s*(?:元|块)|{_EN_W}(?:budget|price|cost|afford)|[$¥€£]"),
+    ("size", rf"尺码|鞋码|\d\s*码|{_EN_W}size"),
+    ("schedule", rf"会议|开会|日程|安排|周[一二三四五六日天]|星期|{_EN_W}(?:meeting|schedul|calendar|"
+                 rf"appointment|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"),
+    ("travel", rf"出差|旅行|旅游|机票|酒店|航班|{_EN_W}(?:travel|trip|flight|hotel|vacation|holiday)"),
+    ("food", rf"吃|餐|饭|菜|辣|素食|{_EN_W}(?:food|eat|restaurant|dinner|lunch|breakfast|cook|"
+             rf"spicy|vegetarian|vegan|meal)"),
+    ("work", rf"工作|上班|同事|团队|公司|{_EN_W}(?:job|work|office|team|career|colleague)"),
+    ("family", rf"孩子|家人|老婆|老公|妈|爸|女儿|儿子|{_EN_W}(?:kids?\b|family|wife|husband|son\b|"
+               rf"daughter|mom|dad|parent|children)"),
+    ("health", rf"健康|医生|医院|过敏|生病|{_EN_W}(?:health|doctor|allerg|sick|therap)"),
+    ("hobby", rf"绘画|画画|音乐|吉他|摄影|阅读|{_EN_W}(?:paint|music|guitar|photograph|read|hik|"
+              rf"camp|swim)"),
+    ("appearance", rf"颜色|浅色|外观|夸张|款式|{_EN_W}(?:colou?r|flashy|style|look)"),
+    ("comfort", rf"软|硬|缓震|舒适|{_EN_W}(?:soft|hard|stiff|cushion|comfort)"),
+))
+
+
+# --- segmentation ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Piece:
+    start: int  # char offsets into doc.text
+    end: int
+    sent: int
+    hard: bool = False  # a ";" before it: never glued to the previous piece
+    open: bool = False  # subordinate clause still waiting for its main clause
+
+
+def _pieces_zh(doc: Doc) -> list[_Piece]:
+    pieces: list[_Piece] = []
+    start, sent, hard = 0, 0, False
+
+    def close(end: int) -> None:
+        if doc.text[start:end].strip():
+            pieces.append(_Piece(start, end, sent, hard))
+
+    for tok in doc:
+        chars = set(tok.text)
+        if chars <= _SENT_END_ZH | _SOFT_ZH | _HARD_ZH | {" "}:
+            close(tok.idx + len(tok.text) if chars & _SENT_END_ZH else tok.idx)
+            start = tok.idx + len(tok.text)
+            hard = bool(chars & _HARD_ZH)
+            if chars & _SENT_END_ZH:
+                sent += 1
+        elif tok.text in _CONJ_ZH and doc.text[start:tok.idx].strip():
+            close(tok.idx)
+            start, hard = tok.idx, False
+    close(len(doc.text))
+    return pieces
+
+
+def _pieces_en(doc: Doc) -> list[_Piece]:
+    pieces: list[_Piece] = []
+    for si, sent in enumerate(doc.sents):
+        start, hard = sent.start_char, False
+        for tok in sent:
+            if tok.i == sent.start:
+                continue
+            if tok.text in (";", ",", "—", "–") and tok.i != sent.end - 1:
+                if doc.text[start:tok.idx].strip():
+                    pieces.append(_Piece(start, tok.idx, si, hard))
+                start, hard = tok.idx + len(tok.text), tok.text == ";"
+            elif tok.lower_ in _CONJ_EN and doc.text[start:tok.idx].strip():
+                pieces.append(_Piece(start, tok.idx, si, hard))
+                start, hard = tok.idx, False
+        if doc.text[start:sent.end_char].strip():
+            pieces.append(_Piece(start, sent.end_char, si, hard))
+    return pieces
+
+
+def _tokens(doc: Doc, start: int, end: int) -> list[Token]:
+    return [t for t in doc if start <= t.idx < end]
+
+
+def _content_tokens(toks: list[Token]) -> list[Token]:
+    """Tokens after leading conjunctions, punctuation and interjections."""
+    i = 0
+    while i < len(toks) and (toks[i].is_punct or toks[i].dep_ in ("cc", "intj", "punct")
+                             or toks[i].lower_ in _CONJ_EN):
+        i += 1
+    return toks[i:]
+
+
+def _is_imperative(toks: list[Token]) -> bool:
+    toks = _content_tokens(toks)
+    while toks and toks[0].lower_ in ("please", "just", "also", "ideally", "preferably"):
+        toks = toks[1:]
+    if not toks:
+        return False
+    first = toks[0]
+    if first.lower_ in ("do", "never", "always") and len(toks) > 1:
+        nxt = toks[2] if len(toks) > 2 and toks[1].lower_ in ("n't", "not") else toks[1]
+        return nxt.tag_ == "VB"
+    return (first.tag_ == "VB" and first.dep_ in ("ROOT", "conj", "ccomp")
+            and not any(c.dep_ in ("nsubj", "nsubjpass") for c in first.children))
+
+
+def _has_subject(toks: list[Token]) -> bool:
+    ids = {t.i for t in toks}
+    return any(t.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") and t.head.i in ids
+               and t.head.pos_ in ("VERB", "AUX") for t in toks)
+
+
+def _standalone_en(doc: Doc, p: _Piece) -> bool:
+    toks = _content_tokens(_tokens(doc, p.start, p.end))
+    if not toks:
+        return False
+    text = doc.text[p.start:p.end]
+    if _greeting(text, "en") or text.rstrip().endswith("?"):
+        return True
+    if toks[0].tag_ in ("WDT", "WP", "WP$") or toks[0].lower_ in _SUBORD_EN:
+        return False
+    return _has_subject(toks) or _is_imperative(toks) or _slot(doc, p.start, p.end, "en")[0] is not None
+
+
+def _standalone_zh(doc: Doc, p: _Piece) -> bool:
+    text = _strip(doc, p.start, p.end, "zh")[2]
+    if not text or _greeting(text, "zh") or doc.text[p.start:p.end].rstrip().endswith(("?", "？")):
+        return bool(text)
+    if _SUBORD_ZH.match(text):
+        return False
+    return bool(re.search(r"我|咱|本人", text) or _PRED_START_ZH.match(text)
+                or _kind_zh(text)[0] != "fact" or _slot(doc, p.start, p.end, "zh")[0])
+
+
+def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
+    """Pieces glued back so every clause carries information of its own."""
+    pieces = _pieces_zh(doc) if lang == "zh" else _pieces_en(doc)
+    standalone = _standalone_zh if lang == "zh" else _standalone_en
+    out: list[_Piece] = []
+    for p in pieces:
+        text = doc.text[p.start:p.end].strip()
+        p.open = (text.split(" ", 1)[0].lower() in _SUBORD_EN if lang == "en"
+                  else bool(_SUBORD_ZH.match(text)))
+        prev = out[-1] if out and out[-1].sent == p.sent and not p.hard else None
+        filler = prev is not None and not _strip(doc, prev.start, prev.end, lang)[2]
+        if prev is not None and (prev.open or filler or not standalone(doc, p)):
+            prev.end, prev.open = p.end, p.open and prev.open
+        else:
+            out.append(p)
+    return out
+
+
+# --- clause analysis ----------------------------------------------------------------------
+
+
+def _strip(doc: Doc, start: int, end: int, lang: Lang) -> tuple[int, int, str, bool]:
+    """Drop leading conjunctions, fillers and correction markers, and trailing punctuation.
+
+    Returns the new offsets, the text and whether a correction marker was seen.
+    """
+    lead, corr, actually = ((_LEAD_ZH, _CORR_ZH, _ACTUALLY_ZH) if lang == "zh"
+                            else (_LEAD_EN, _CORR_EN, _ACTUALLY_EN))
+    text = doc.text[start:end]
+    correction, soft = False, False
+    while True:
+        stripped = text.lstrip()
+        m = corr.match(stripped)
+        if m:
+            correction = True
+        else:
+            m = actually.match(stripped)
+            soft = soft or bool(m)
+            m = m or lead.match(stripped)
+        if not m or not m.group(0):
+            break
+        start += len(text) - len(stripped) + m.end()
+        text = doc.text[start:end]
+    start += len(text) - len(text.lstrip())
+    text = doc.text[start:end]
+    m = _TRAIL.search(text)
+    if m:
+        end -= len(text) - m.start()
+    text = doc.text[start:end]
+    if soft and not correction:
+        correction = _slot(doc, start, end, lang)[0] is not None  # "actually" + a slot value
+    return start, end, text, correction
+
+
+def _greeting(text: str, lang: Lang) -> str | None:
+    clean = re.sub(r"[\s,，。.!！~～…]+$", "", text.strip())
+    clean = re.sub(r"^[\s,，]+", "", clean)
+    for reason, pattern in _GREET_ZH if lang == "zh" else _GREET_EN:
+        m = pattern.match(clean)
+        if not m:
+            continue
+        rest = clean[m.end():].strip(" ,，!！.。")
+        if lang == "zh" and len(rest) <= 4 and not re.search(r"我|想|要|预算", rest):
+            return reason
+        if lang == "en" and len(rest.split()) <= 3 and not re.search(r"\b(?:i|my|me)\b", rest, re.I):
+            return reason
+    return None
+
+
+def _money(doc: Doc, start: int, end: int) -> tuple[str, str] | None:
+    for ent in doc.ents:
+        if ent.label_ == "MONEY" and ent.start_char >= start and ent.end_char <= end:
+            return ent.id_ or ent.text, ent.text
+    return None
+
+
+def _city(doc: Doc, start: int, end: int, raw: str) -> str:
+    for ent in doc.ents:
+        if ent.label_ == "GPE" and ent.start_char >= start and ent.end_char <= end:
+            return ent.id_ or ent.text
+    hit = gazetteer_lookup(raw)
+    return hit[1] if hit else re.sub(r"[吧啊呀哦啦]+$", "", raw.strip())
+
+
+def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str | None]:
+    """(slot, value) when the clause sets something a later message can overwrite."""
+    text = doc.text[start:end]
+    zh = lang == "zh"
+    for pattern in (_TEAM_CITY_ZH,) if zh else _TEAM_CITY_EN:
+        m = pattern.search(text)
+        if m:
+            s, e = start + m.start("city"), start + m.end("city")
+            return f"default_city:{team_slug(m.group('team'))}", _city(doc, s, e, m.group("city"))
+    m = (_CITY_ONLY_ZH if zh else _CITY_ONLY_EN).search(text)
+    if m:
+        return "default_city", _city(doc, start + m.start("city"), start + m.end("city"),
+                                     m.group("city"))
+    money = _money(doc, start, end)
+    if money and ((_BUDGET_ZH if zh else _BUDGET_EN).search(text)
+                  or money[0].startswith(("<=", "~")) or "-" in money[0]):
+        return "budget", money[0]
+    for ent in doc.ents:
+        if ent.label_ == "SIZE" and ent.start_char >= start and ent.end_char <= end:
+            return "size", ent.id_ or ent.text
+    m = (_WEAR_ZH if zh else _WEAR_EN).search(text)
+    if m:
+        return "size", m.group("v").upper()
+    if zh:
+        return _slot_zh(doc, start, text)
+    return _slot_en(doc, start, text)
+
+
+def _group(m: re.Match[str]) -> str:
+    return next((g for g in m.groups() if g), "").strip()
+
+
+def _slot_en(doc: Doc, start: int, text: str) -> tuple[str | None, str | None]:
+    for slot, pattern in (("home_city", _HOME_EN), ("hometown", _FROM_EN)):
+        m = pattern.search(text)
+        if m:
+            return slot, _city(doc, start + m.start("city"), start + m.end("city"), m.group("city"))
+    m = _NAME_EN.search(text)
+    if m:
+        return "name", m.group("v")
+    m = _DIET_EN.search(text)
+    if m:
+        return "diet", (m.group("v") or f"no {m.group('v2')}").lower()
+    m = _AGE_EN.search(text)
+    if m:
+        return "age", _group(m)
+    m = _JOB_EN.search(text)
+    if m:
+        return "job", _group(m).lower()
+    return None, None
+
+
+def _slot_zh(doc: Doc, start: int, text: str) -> tuple[str | None, str | None]:
+    m = _HOME_ZH.search(text)
+    if m:
+        return "home_city", _city(doc, start + m.start("city"), start + m.end("city"),
+                                  m.group("city"))
+    m = _LIVE_IN_ZH.search(text)
+    if m and gazetteer_lookup(m.group("city")):
+        slot = "work_city" if m.group("verb") in ("工作", "上班") else "home_city"
+        return slot, _city(doc, start + m.start("city"), start + m.end("city"), m.group("city"))
+    m = _FROM_ZH.search(text)
+    if m and gazetteer_lookup(m.group("city")):
+        return "hometown", _city(doc, start + m.start("city"), start + m.end("city"),
+                                 m.group("city"))
+    m = _NAME_ZH.search(text)
+    if m:
+        return "name", m.group("v")
+    m = _DIET_ZH.search(text)
+    if m:
+        return "diet", f"不吃{m.group('v2')}" if m.group("v2") else "vegetarian"
+    m = _AGE_ZH.search(text)
+    if m:
+        age = parse_number(m.group("v"))
+        return "age", fmt_number(age) if age is not None else m.group("v")
+    m = _JOB_ZH.search(text)
+    if m:
+        return "job", _group(m)
+    return None, None
+
+
+def _kind_zh(text: str) -> tuple[Kind, Polarity]:
+    if _IDENTITY_ZH.search(text):
+        return "identity", "neutral"
+    if _AVOID_ZH.search(text):
+        return "preference", "avoids"
+    if _STRONG_CON_ZH.search(text):
+        return "constraint", "avoids"
+    if _PLAN_ZH.search(text):
+        return "plan", "neutral"
+    if _LIKE_ZH.search(text):
+        return "preference", "likes"
+    if _BEHAV_ZH.search(text):
+        return "behavior_pattern", "neutral"
+    if _WEAK_CON_ZH.search(text):
+        return "constraint", "neutral"
+    if _FUTURE_CUE.search(text):
+        return "plan", "neutral"
+    if _PAST_ZH.search(text):
+        return "timeline", "neutral"
+    return "fact", "neutral"
+
+
+def _negated(tok: Token) -> bool:
+    return any(c.dep_ == "neg" or c.lower_ == "never" for c in tok.children)
+
+
+def _kind_en(text: str, toks: list[Token]) -> tuple[Kind, Polarity]:
+    verbs = [t for t in toks if t.pos_ == "VERB"]
+    if _IDENTITY_EN.search(text):
+        return "identity", "neutral"
+    if (_AVOID_EN.search(text) or any(t.lemma_ in _AVOID_LEMMAS and not _negated(t) for t in verbs)
+            or any(t.lemma_ in _LIKE_LEMMAS and _negated(t) for t in verbs)):
+        return "preference", "avoids"
+    if _STRONG_CON_EN.search(text) or _is_imperative(toks):
+        neg = bool(re.search(r"\b(?:never|don'?t|do not|doesn'?t|can'?t|cannot|mustn'?t|"
+                             r"shouldn'?t|won'?t|not)\b|n't\b", text, re.I))
+        return "constraint", "avoids" if neg else "neutral"
+    if _PLAN_EN.search(text):
+        return "plan", "neutral"
+    if _LIKE_EN.search(text) or any(t.lemma_ in _LIKE_LEMMAS for t in verbs):
+        return "preference", "avoids" if _NEG_EN.search(text) else "likes"
+    if _BEHAV_EN.search(text):
+        return "behavior_pattern", "neutral"
+    if _WEAK_CON_EN.search(text):
+        return "constraint", "neutral"
+    if _FUTURE_CUE.search(text):
+        return "plan", "neutral"
+    root = next((t for t in toks if t.dep_ == "ROOT"), None)
+    if _PAST_EN.search(text) or (root is not None and root.tag_ == "VBD"
+                                 and any(_first_person(c) for c in root.children)):
+        return "timeline", "neutral"
+    return "fact", "neutral"
+
+
+def _first_person(tok: Token) -> bool:
+    return tok.lower_ in ("i", "me", "my", "mine", "myself", "we", "us", "our", "ours",
+                          "ourselves") and tok.tag_ in ("PRP", "PRP$")
+
+
+_LIGHT_LEMMAS = {"be", "have", "do", "love", "like", "think", "know", "feel", "guess", "mean",
+                 "want", "get", "go", "say", "see", "hope", "bet", "agree", "wish", "sound"}
+
+
+def _concrete_en(toks: list[Token]) -> bool:
+    return any(t.pos_ in ("NOUN", "PROPN", "NUM", "ADJ") or
+               (t.pos_ == "VERB" and t.lemma_ not in _LIGHT_LEMMAS) for t in toks)
+
+
+# --- wording ------------------------------------------------------------------------------
+
+
+def _third_person(verb: str) -> str:
+    low = verb.lower()
+    irregular = {"am": "is", "'m": "is", "are": "is", "have": "has", "'ve": "has", "do": "does",
+                 "go": "goes", "'re": "is"}
+    if low in irregular:
+        out = irregular[low]
+    elif re.search(r"(?:s|sh|ch|x|z|o)$", low):
+        out = low + "es"
+    elif re.search(r"[^aeiou]y$", low):
+        out = low[:-1] + "ies"
+    else:
+        out = low + "s"
+    return out.capitalize() if verb[:1].isupper() else out
+
+
+def _agreement_targets(toks: list[Token]) -> set[int]:
+    """Indices of finite verbs whose subject is "I" (they become third person singular)."""
+    targets: set[int] = set()
+    for t in toks:
+        if not (t.lower_ == "i" and t.dep_ in ("nsubj", "nsubjpass")):
+            continue
+        head = t.head
+        for verb in (head, *[c for c in head.conjuncts
+                             if not any(k.dep_ in ("nsubj", "nsubjpass") for k in c.children)]):
+            auxes = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i < verb.i]
+            finite = auxes[0] if auxes else verb
+            if finite.tag_ == "VBP" or finite.lower_ in ("am", "'m"):
+                targets.add(finite.i)
+    return targets
+
+
+def _rewrite_en(doc: Doc, start: int, end: int, subject: str) -> str:
+    toks = _tokens(doc, start, end)
+    poss = f"{subject}'s"
+    targets = _agreement_targets(toks)
+    out: list[str] = []
+    for i, t in enumerate(toks):
+        low, nxt = t.lower_, toks[i + 1] if i + 1 < len(toks) else None
+        word = t.text
+        if low == "i" and t.tag_ == "PRP":
+            word = subject
+        elif low in ("me",) and t.tag_ == "PRP":
+            word = subject
+        elif low in ("we", "us") and t.tag_ == "PRP":
+            word = f"{subject} and others"
+        elif low in ("my", "mine", "our", "ours") and t.tag_ in ("PRP$", "PRP"):
+            word = poss
+        elif low in ("myself", "ourselves"):
+            word = "themselves"
+        elif t.i in targets:
+            word = _third_person(t.text)
+        elif low == "'d" and t.tag_ == "MD":
+            word = "had" if nxt is not None and nxt.tag_ == "VBN" else "would"
+        elif low == "'ll" and t.tag_ == "MD":
+            word = "will"
+        elif low == "'m":
+            word = "is"
+        ws = t.whitespace_
+        if word != t.text and t.text.startswith("'"):
+            out.append(" ")  # "I'm" -> "the user is"
+        if nxt is not None and not ws and nxt.text.startswith("'") and nxt.lower_ in (
+                "'m", "'d", "'ll", "'ve") and word != t.text:
+            ws = ""
+        out.append(word + ws)
+    text = re.sub(r"\s+", " ", "".join(out)).strip()
+    return text
+
+
+def _imperative_en(doc: Doc, start: int, end: int, subject: str) -> str:
+    text = doc.text[start:end].strip()
+    text = re.sub(r"^(?:please|just)\s+", "", text, flags=re.I)
+    m = re.match(r"(?:do not|don'?t|never)\s+(.*)", text, flags=re.I | re.S)
+    if m:
+        how = "never to" if text.lower().startswith("never") else "not to"
+        return f"{subject} asks {how} {m.group(1)}"
+    m = re.match(r"always\s+(.*)", text, flags=re.I | re.S)
+    if m:
+        return f"{subject} asks to always {m.group(1)}"
+    return f"{subject} asks to {text[:1].lower()}{text[1:]}"
+
+
+def _template_en(slot: str, value: str, money_text: str | None, subject: str) -> str:
+    base = slot.split(":", 1)[0]
+    if base == "budget":
+        return f"{subject}'s budget is {money_text or value}"
+    if base == "size":
+        return f"{subject} wears size {value}"
+    if base == "default_city":
+        team = slot.split(":", 1)[1].replace("_team", "").replace("_", " ").title() if ":" in slot else ""
+        return f"The {team} team defaults to {value}" if team else f"{subject}'s default city is {value}"
+    if base == "home_city":
+        return f"{subject} lives in {value}"
+    return f"{subject}'s {base.replace('_', ' ')} is {value}"
+
+
+def _wording_en(doc: Doc, start: int, end: int, subject: str, slot: str | None,
+                value: str | None) -> str:
+    toks = _tokens(doc, start, end)
+    text = doc.text[start:end].strip()
+    if any(_first_person(t) for t in toks):
+        out = _rewrite_en(doc, start, end, subject)
+    elif _is_imperative(toks):
+        out = _imperative_en(doc, start, end, subject)
+    elif _has_subject(_content_tokens(toks)):
+        out = text  # a statement about something else the user set ("The Europe team ...")
+    elif slot and value:
+        money = _money(doc, start, end)
+        out = _template_en(slot, value, money[1] if money else None, subject)
+    elif re.match(r"(?:preferably|ideally)\b", text, re.I):
+        rest = re.sub(r"^(?:preferably|ideally)[,\s]+", "", text, flags=re.I)
+        out = f"{subject} prefers {rest}"
+    elif re.match(r"(?:nothing|no|not)\b", text, re.I):
+        out = f"{subject} wants {text}"
+    else:
+        out = f"{subject}: {text}"
+    return out[:1].upper() + out[1:]
+
+
+def _wording_zh(text: str, subject: str, kind: Kind, slot: str | None) -> str:
+    out, n = re.subn(r"我们|咱们", f"{subject}等人", text)
+    out, k = re.subn(r"我|本人", subject, out)
+    if n + k:
+        return out
+    if kind == "constraint" and slot is None:
+        return f"{subject}希望{re.sub(r'^最好(?=别|不)', '', out)}"
+    if _PRED_START_ZH.match(out):
+        out = re.sub(r"^预算\s*(?=[\d一二两三四五六七八九十百千万¥￥$])", "预算在 ", out)
+        return f"{subject}{out}"
+    return out
+
+
+def _template_zh(slot: str, value: str, money_text: str | None, subject: str) -> str:
+    base = slot.split(":", 1)[0]
+    if base == "budget":
+        return f"{subject}预算在 {money_text or value}"
+    if base == "size":
+        return f"{subject}穿 {value} 码"
+    if base == "home_city":
+        return f"{subject}住在{value}"
+    return f"{subject}的{base}为 {value}"
+
+
+# --- assembly -----------------------------------------------------------------------------
+
+
+def _labels(text: str, kind: Kind, slot: str | None, ents: Sequence[EntityRef],
+            correction: bool) -> tuple[str, ...]:
+    labels: list[str] = [kind]
+    if slot:
+        labels.append(slot.split(":", 1)[0])
+    labels += [name for name, pattern in TOPIC_LABELS if pattern.search(text)]
+    if any(e.type == "GPE" for e in ents):
+        labels.append("location")
+    if correction:
+        labels.append("correction")
+    return tuple(dict.fromkeys(labels))
+
+
+def _anchors(text: str, metadata: dict[str, object]) -> tuple[str, ...]:
+    found = [f"{kind}:{_group(m)}" for kind, pattern in _ANCHORS for m in pattern.finditer(text)]
+    found += [f"{kind}:{metadata[key]}" for key, kind in _META_ANCHORS.items()
+              if metadata.get(key)]
+    return tuple(dict.fromkeys(found))
+
+
+def _key(kind: Kind, slot: str | None, content: str) -> str:
+    if slot:
+        return f"{kind}:{slot}"
+    norm = re.sub(r"[^\w]+", "", content.lower())
+    return f"{kind}:{norm}"
+
+
+def _reject(msg: MessageRecord, reason: str, text: str = "") -> Rejection:
+    return Rejection(source_message_ids=(msg.message_id,), reason=reason, text=text)
+
+
+def _analyse(msg: MessageRecord, doc: Doc, lang: Lang, clause: _Piece,
+             correction_in_sentence: bool) -> FactDraft | Rejection | bool:
+    """A FactDraft, a Rejection, or True when the clause is only a correction marker."""
+    zh = lang == "zh"
+    raw = doc.text[clause.start:clause.end]
+    start, end, text, correction = _strip(doc, clause.start, clause.end, lang)
+    if not text:
+        return True if correction else _reject(msg, "no content (filler only)", raw.strip())
+    greeting = _greeting(text, lang)
+    if greeting:
+        return _reject(msg, greeting, raw.strip())
+    slot, value = _slot(doc, start, end, lang)
+    question = raw.rstrip().endswith(("?", "？")) or bool(
+        (_QUESTION_ZH if zh else _QUESTION_EN).search(text))
+    request = bool((_REQUEST_ZH if zh else _REQUEST_EN).match(text))
+    if (question or request) and slot is None:
+        return _reject(msg, "question to the agent" if question else "request to the agent",
+                       raw.strip())
+    toks = [] if zh else _tokens(doc, start, end)
+    kind, polarity = _kind_zh(text) if zh else _kind_en(text, toks)
+    if slot:
+        kind = SLOT_KIND.get(slot.split(":", 1)[0], kind)
+        polarity = "likes" if kind == "preference" else "neutral"
+    anchors = _anchors(text, msg.metadata)
+    if slot is None and not anchors:
+        reason = _not_about_user(text, toks, kind, lang)
+        if reason:
+            return _reject(msg, reason, raw.strip())
+    speaker = msg.metadata.get("speaker")
+    subject = str(speaker) if speaker else (USER_ZH if zh else USER_EN)
+    if zh:
+        money = _money(doc, start, end)
+        content = (_template_zh(slot, value or "", money[1] if money else None, subject)
+                   if (question or request) and slot else _wording_zh(text, subject, kind, slot))
+    elif (question or request) and slot:
+        money = _money(doc, start, end)
+        content = _template_en(slot, value or "", money[1] if money else None, subject)
+        content = content[:1].upper() + content[1:]
+    else:
+        content = _wording_en(doc, start, end, subject, slot, value)
+    correction = correction or correction_in_sentence or bool(msg.metadata.get("correction"))
+    ents = entity_refs(doc, start, end)
+    span = time_range(text, msg.timestamp, future=kind == "plan")
+    t_start, t_end = span if span else (msg.timestamp, msg.timestamp)
+    return FactDraft(
+        content=content, kind=kind, source_message_ids=(msg.message_id,), time_start=t_start,
+        time_end=t_end, lang=lang, entities=ents,
+        labels=_labels(text, kind, slot, ents, correction), slot=slot, value=value,
+        polarity=polarity, explicit=True, confidence=1.0, is_correction=correction,
+        key=_key(kind, slot, content), anchors=anchors,
+    )
+
+
+def _not_about_user(text: str, toks: list[Token], kind: Kind, lang: Lang) -> str | None:
+    if lang == "zh":
+        first = bool(re.search(r"我|咱|本人", text))
+        if re.match(r"[你您]", text) and kind in ("fact", "preference", "timeline"):
+            return "about the other party, not the user"
+        if not first and not _PRED_START_ZH.match(text) and kind == "fact":
+            return "no statement about the user"
+        return None
+    first = any(_first_person(t) for t in toks)
+    second = any(t.lower_ in ("you", "your", "yours", "u") for t in toks)
+    if second and kind in ("fact", "preference", "timeline"):
+        return "about the other party, not the user"
+    if not first and not _is_imperative(toks) and (
+            _has_subject(_content_tokens(toks)) or kind in ("fact", "timeline")):
+        return "no statement about the user"
+    if not _concrete_en(toks):
+        return "no concrete content"
+    return None
+
+
+def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
+    by_key: dict[str, FactDraft] = {}
+    rejections: list[Rejection] = []
+    corrected_sents: set[int] = set()
+    for clause in _clauses(doc, lang):
+        result = _analyse(msg, doc, lang, clause, clause.sent in corrected_sents)
+        if result is True:
+            corrected_sents.add(clause.sent)  # a bare "更正：" / "Correction:" piece
+        elif isinstance(result, FactDraft):
+            if result.is_correction:
+                corrected_sents.add(clause.sent)
+            by_key[result.key] = result  # a later clause on the same slot wins
+        elif isinstance(result, Rejection):
+            rejections.append(result)
+    return Extraction(facts=tuple(by_key.values()), rejections=tuple(rejections))
+
+
+def _precheck(msg: MessageRecord) -> Extraction | None:
+    if msg.role != "user":
+        reason = (f"{msg.role} turn: only user turns give user facts" if msg.role != "event"
+                  else "behaviour event: handled by extract_events")
+        return Extraction(facts=(), rejections=(_reject(msg, reason),))
+    if not msg.content.strip():
+        return Extraction(facts=(), rejections=(_reject(msg, "empty message"),))
+    return None
+
+
+def extract_chat(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Extraction:
+    """Facts from one chat turn; deterministic (same message -> equal Extraction)."""
+    early = _precheck(msg)
+    if early is not None:
+        return early
+    text = msg.content.strip()
+    lang = detect_lang(text, default=msg.lang)
+    doc = (zh_nlp if lang == "zh" else en_nlp)(text)
+    return _extract_doc(msg, doc, lang)
+
+
+def extract_chats(msgs: Sequence[MessageRecord], en_nlp: Language, zh_nlp: Language,
+                  batch_size: int = 64) -> list[Extraction]:
+    """``extract_chat`` over many turns, parsing with ``nlp.pipe``; results in input order."""
+    results: list[Extraction | None] = [_precheck(m) for m in msgs]
+    for lang, nlp in (("en", en_nlp), ("zh", zh_nlp)):
+        todo = [i for i, m in enumerate(msgs) if results[i] is None
+                and detect_lang(m.content.strip(), default=m.lang) == lang]
+        texts = (msgs[i].content.strip() for i in todo)
+        for i, doc in zip(todo, nlp.pipe(texts, batch_size=batch_size), strict=True):
+            results[i] = _extract_doc(msgs[i], doc, "zh" if lang == "zh" else "en")
+    log.debug("extracted %d chat turns", len(msgs))
+    return [r if r is not None else Extraction(facts=()) for r in results]
+
+
+__all__ = ["SLOT_KIND", "extract_chat", "extract_chats"]

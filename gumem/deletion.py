@@ -1,0 +1,62 @@
+"""Right to be forgotten: preview a Message's deletion, carry it out exactly, forget users."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from graph import deletion as gd
+from graph.memory import NewSummary
+from gumem.errors import InputError
+from gumem.service import Memory
+
+
+@dataclass
+class Impact:
+    plan: gd.Plan
+    rebuilt: list[NewSummary]
+    orphan_topic_ids: list[str]
+    orphan_topics: list[str]
+    retired_summaries: list[str]  # active versions whose topic keeps no summary
+    rebuilt_summaries: list[str]  # active versions replaced by a re-derived one
+    purged_versions: list[str]  # older versions that held the deleted content
+
+
+async def impact(memory: Memory, tenant: str, message_id: str) -> Impact:
+    """The dry run: exactly what delete_message will do."""
+    if memory.pipeline is None:
+        raise InputError("id", "deletion needs the processing pipeline")
+    plan = await gd.plan_deletion(memory.db, tenant, message_id)
+    active = [s for s in plan.summaries if s["validity"] == "active"]
+    topics = sorted({s["topic"] for s in active})
+    purged = [s["summary_id"] for s in plan.summaries]
+    rebuilt = await memory.pipeline.rebuild(tenant, plan.user_id, topics, plan.removed_facts,
+                                            plan.restored_facts, purged)
+    usage = await gd.topic_usage(memory.db, tenant, plan.user_id,
+                                 sorted({s["topic"] for s in plan.summaries}),
+                                 plan.removed_facts, purged)
+    new_topics = {s.draft.topic for s in rebuilt}
+    orphans = [u for u in usage if u["facts"] == 0 and u["summaries"] == 0
+               and u["name"] not in new_topics]
+    return Impact(
+        plan=plan, rebuilt=rebuilt, orphan_topic_ids=[u["topic_id"] for u in orphans],
+        orphan_topics=[u["name"] for u in orphans],
+        retired_summaries=[s["summary_id"] for s in active if s["topic"] not in new_topics],
+        rebuilt_summaries=[s["summary_id"] for s in active if s["topic"] in new_topics],
+        purged_versions=[s["summary_id"] for s in plan.summaries if s["validity"] != "active"],
+    )
+
+
+async def delete_message(memory: Memory, tenant: str, message_id: str) -> tuple[Impact, dict[str, int]]:
+    found = await impact(memory, tenant, message_id)
+    counts = await gd.delete_message(memory.db, tenant, found.plan, found.rebuilt,
+                                     found.orphan_topic_ids)
+    return found, counts
+
+
+async def forget_user(memory: Memory, tenant: str, user_id: str) -> dict[str, int]:
+    return await gd.forget_user(memory.db, tenant, user_id)
+
+
+async def audit_log(memory: Memory, tenant: str, limit: int, offset: int) -> list[dict[str, Any]]:
+    return await gd.audit_log(memory.db, tenant, limit, offset)
