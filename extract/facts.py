@@ -60,7 +60,7 @@ _LEAD_ZH = re.compile(
 )
 _CORR_ZH = re.compile(
     r"^(?:(?:更正|纠正|修正|订正|更新一下|改一下)[:：，,\s]*"
-    r"|(?:不对|错了|说错了|我说错了|刚才说错了|抱歉|不好意思)[，,：:!！\s]+|(?:应该是|其实是)\s*)"
+    r"|(?:不对|错了|说错了|我说错了|刚才说错了|抱歉|不好意思)(?:[，,：:!！\s]+|$)|(?:应该是|其实是)\s*)"
 )
 _ACTUALLY_ZH = re.compile(r"^其实[，,\s]*")
 _TRAIL = re.compile(r"[\s,，。.!！?？;；:：~～…、\"'”’)）]+$|(?<=[\u4e00-\u9fff])[吧啊呀哦啦哈]+$")
@@ -133,7 +133,7 @@ _IDENTITY_EN = _rx(
 )
 _IDENTITY_ZH = re.compile(
     rf"我是(?!说|不是|想|在|觉得|要)|我叫|我的名字|我住|我家在|我来自|我老家|我今年|"
-    rf"我在.{{1,8}}(?:工作|上班|读书|上学)|我的(?:工作|职业)|我是.{{0,6}}(?:{_JOBS_ZH})"
+    rf"我在.{{1,8}}(?:工作|上班|读书|上学)|我的(?:工作|职业)|(?:我|^)是.{{0,6}}(?:{_JOBS_ZH})"
 )
 _AVOID_EN = _rx(r"\bcan'?t stand\b|\bnot (?:a )?(?:big |huge )?fan of\b|\bnot (?:really )?into\b|"
                 r"\bnot keen on\b|\bsick of\b|\btired of\b")
@@ -172,7 +172,7 @@ _BEHAV_EN = _rx(
     r"sometimes|rarely|seldom|daily|weekly|on weekends|most days|frequently|routinely)\b"
 )
 _BEHAV_ZH = re.compile(r"每天|每周|每月|每年|每次|每个(?:周末|月|星期)|经常|常常|通常|一般|平时|平常|"
-                       r"总是|一直|主要|习惯|很少|偶尔|有时|定期|单次|每晚|每早")
+                       r"总是|一直|主要|习惯|很少|偶尔|有时|定期|每晚|每早")
 _PAST_EN = _rx(r"\b(?:ago|last|yesterday|earlier|recently|once|back in|in (?:19|20)\d\d|"
                r"when i was)\b")
 _PAST_ZH = re.compile(r"昨天|前天|上周|上个月|去年|之前|刚才|刚刚|以前|那天|曾经|\d+月\d+[日号]|天前")
@@ -229,7 +229,7 @@ _JOB_EN = _rx(
     rf"\bi(?: am|'m) (?:a|an) (?P<v3>(?:[\w-]+ )?(?:{_JOBS}))\b"
 )
 _JOB_ZH = re.compile(
-    rf"我(?:是|是一名|是一个|是个|是一位)(?P<v>[\u4e00-\u9fff]{{0,6}}?(?:{_JOBS_ZH}))|"
+    rf"(?:我|^)(?:是|是一名|是一个|是个|是一位)(?P<v>[\u4e00-\u9fff]{{0,6}}?(?:{_JOBS_ZH}))|"
     rf"我的(?:工作|职业)是(?P<v2>[\u4e00-\u9fffA-Za-z]{{1,10}})"
 )
 _DIET_EN = _rx(r"\bi(?: am|'m)\s+(?:a\s+)?(?P<v>vegetarian|vegan|pescatarian|halal|kosher)\b|"
@@ -803,6 +803,9 @@ def _analyse(msg: MessageRecord, doc: Doc, lang: Lang, clause: _Piece,
     """A FactDraft, a Rejection, or True when the clause is only a correction marker."""
     zh = lang == "zh"
     raw = doc.text[clause.start:clause.end]
+    greeting = _greeting(raw, lang)
+    if greeting:
+        return _reject(msg, greeting, raw.strip())
     start, end, text, correction = _strip(doc, clause.start, clause.end, lang)
     if not text:
         return True if correction else _reject(msg, "no content (filler only)", raw.strip())

@@ -95,7 +95,8 @@ def assign_topics(
     names and aliases count as aliases too); (b) cosine of the fact's embedding to existing
     Topic embeddings ≥ ``threshold``; (c) the Topic of facts from the same session or
     within ``context_window`` that did match (``known`` adds already-filed facts of the
-    user, e.g. the fact a correction supersedes; a shared slot is a strong vote);
+    user, e.g. the fact a correction supersedes; a shared slot family is a strong vote at
+    any distance in time);
     (d) a new Topic named after the fact's label, entity, slot or main noun.
     """
     ordered = sorted(facts, key=lambda f: (f.time_start, f.fact_id))
@@ -173,7 +174,7 @@ def derive_topic_name(fact: FactRecord) -> str:
         if ent.type.upper() not in _VALUE_TYPES and ent.name.strip():
             return normalize_name(ent.normalized or ent.name)
     if fact.slot:
-        return normalize_name(fact.slot.split(":", 1)[0].replace("_", " "))
+        return normalize_name(_family(fact.slot).replace("_", " "))
     noun = _zh_noun(fact.content) if fact.lang == "zh" else _en_noun(fact.content)
     return noun or FALLBACK_TOPIC
 
@@ -181,7 +182,7 @@ def derive_topic_name(fact: FactRecord) -> str:
 def _haystack(fact: FactRecord) -> str:
     parts = [fact.content, *fact.labels, *(e.name for e in fact.entities)]
     if fact.slot:
-        parts.append(fact.slot.split(":", 1)[0])
+        parts.append(_family(fact.slot))
     return " | ".join(parts)
 
 
@@ -289,7 +290,7 @@ def _context_topic(
 
 
 def _closeness(a: FactRecord, b: FactRecord, window: timedelta) -> float:
-    same_slot = bool(a.slot and b.slot and a.slot == b.slot)
+    same_slot = bool(a.slot and b.slot and _family(a.slot) == _family(b.slot))
     same_session = bool(set(a.session_ids) & set(b.session_ids))
     gap = _gap(a, b)
     if not (same_slot or same_session or gap <= window):
@@ -301,6 +302,10 @@ def _closeness(a: FactRecord, b: FactRecord, window: timedelta) -> float:
     if shared:
         weight += 1.0
     return weight
+
+
+def _family(slot: str) -> str:
+    return slot.split(":", 1)[0].strip().lower()
 
 
 def _gap(a: FactRecord, b: FactRecord) -> timedelta:

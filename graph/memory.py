@@ -97,9 +97,16 @@ async def write_facts(
     return await db.write(work)
 
 
+@dataclass(frozen=True)
+class Filed:
+    fact: FactRecord
+    topic: str | None
+    prev_topic: str | None  # an unfiled correction: the Topic of the fact it replaced
+
+
 async def active_facts(
     db: Database, tenant: str, user_id: str, also: list[str] | None = None
-) -> list[tuple[FactRecord, str | None]]:
+) -> list[Filed]:
     """Active facts (plus the ids in `also`, e.g. facts a deletion will restore)."""
     rows = await db.rows(query("active_facts"), tenant=tenant, user_id=user_id,
                          also=also or [])
@@ -119,7 +126,7 @@ async def active_facts(
             key=f["key"] or "", session_ids=tuple(f["session_ids"] or ()),
             anchors=tuple(f["anchors"] or ()),
         )
-        out.append((rec, f.get("topic")))
+        out.append(Filed(rec, f.get("topic"), r["prev_topic"]))
     return out
 
 

@@ -270,14 +270,13 @@ def _unlink(path: Path) -> None:
 
 
 def _reap(pid: int) -> None:
-    """Collect ``pid`` if it is an exited child of this process (no zombie left behind)."""
+    """Collect ``pid`` if it is an exited launcher started by this process (no zombie left).
+
+    Other children are left to whoever started them (a zombie counts as gone anyway).
+    """
     child = _CHILDREN.get(pid)
-    if child is not None:
-        if child.poll() is not None:
-            del _CHILDREN[pid]
-        return
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)
+    if child is not None and child.poll() is not None:
+        del _CHILDREN[pid]
 
 
 def is_launcher_alive(pid: int, home: Path) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 from extract.behaviour import extract_events
 from extract.facts import extract_chat
 from extract.summaries import build_summaries, summary_key
-from extract.topics import assign_topics, topic_embedding_text
+from extract.topics import TopicChoice, assign_topics, topic_embedding_text
 from extract.types import Extraction, FactDraft, FactRecord, MessageRecord, Rejection
 from graph import memory as gm
 from graph.db import Database
@@ -135,10 +135,14 @@ class Pipeline:
         """File unfiled facts under Topics and rebuild the Summaries that changed."""
         facts = await gm.active_facts(self.db, tenant, user_id)
         topics = await gm.user_topics(self.db, tenant, user_id)
-        unfiled = [f for f, t in facts if t is None]
-        filed = [(f, t) for f, t in facts if t is not None]
-        choices = assign_topics(unfiled, topics, self.models.embedder,
+        unfiled = [x.fact for x in facts if x.topic is None]
+        filed = [(x.fact, x.topic) for x in facts if x.topic is not None]
+        choices = assign_topics([x.fact for x in facts if x.topic is None and not x.prev_topic],
+                                topics, self.models.embedder,
                                 threshold=self.settings.topic_similarity, known=filed)
+        for x in facts:
+            if x.topic is None and x.prev_topic:  # a correction is filed with what it corrects
+                choices[x.fact.fact_id] = TopicChoice(x.prev_topic, False, "context", 1.0)
         topic_ids = {t.name: t.topic_id for t in topics}
         new_topics: list[dict[str, Any]] = []
         for choice in {c.name: c for c in choices.values()}.values():
@@ -179,9 +183,9 @@ class Pipeline:
         """Summaries re-derived for `topics` as they will be once `removed` facts are gone."""
         facts = await gm.active_facts(self.db, tenant, user_id, also=restored)
         by_topic: dict[str, list[FactRecord]] = defaultdict(list)
-        for f, t in facts:
-            if t in topics and f.fact_id not in removed:
-                by_topic[t].append(f)
+        for x in facts:
+            if x.topic in topics and x.fact.fact_id not in removed:
+                by_topic[x.topic].append(x.fact)
         current = [c for c in await gm.active_summaries(self.db, tenant, user_id, topics)
                    if c["summary_id"] not in purged]
         known = {t.name: t.topic_id for t in await gm.user_topics(self.db, tenant, user_id)}
