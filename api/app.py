@@ -33,12 +33,11 @@ def format_error(err: GraphQLError) -> dict[str, Any]:
     out: dict[str, Any] = {"message": err.message}
     if err.path:
         out["path"] = err.path
-    if original is None:
+    if original is None or isinstance(original, GraphQLError):
         out["extensions"] = {"code": "GRAPHQL_VALIDATION"}
     elif isinstance(original, GumemError):
         out["extensions"] = {"code": original.code}
     else:
-        log.error("unexpected error in resolver: %s", type(original).__name__)
         out["message"] = "internal error"
         out["extensions"] = {"code": "INTERNAL"}
     return out

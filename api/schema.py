@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+import traceback
 from datetime import datetime
 
 import strawberry
+from graphql import GraphQLError
+from strawberry.types.execution import ExecutionContext
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.types import Info
 
@@ -25,11 +29,12 @@ from api.types import (
 )
 from graph.trace import trace as graph_trace
 from gumem import deletion
-from gumem.errors import InputError
+from gumem.errors import GumemError, InputError
 from gumem.inputs import BatchError, parse_ident
 from gumem.recall import Item
 from gumem.settings import Settings
 
+log = logging.getLogger(__name__)
 MAX_PAGE = 200
 
 
@@ -200,8 +205,23 @@ class Mutation:
         return ForgetReport(user_id=uid, counts=counts, remaining=counts["remaining"])
 
 
+class GumemSchema(strawberry.Schema):
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        """Log the kind of each error only: messages can quote user input."""
+        for err in errors:
+            original = err.original_error
+            if original is None or isinstance(original, (GraphQLError, GumemError)):
+                log.info("request error: %s", getattr(original, "code", "GRAPHQL_VALIDATION"))
+            else:
+                # the traceback's frames only: an exception's message may quote user input
+                log.error("unexpected error: %s\n%s", type(original).__name__,
+                          "".join(traceback.format_tb(original.__traceback__)))
+
+
 def build_schema(settings: Settings) -> strawberry.Schema:
-    return strawberry.Schema(
+    return GumemSchema(
         query=Query,
         mutation=Mutation,
         extensions=[

