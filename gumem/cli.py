@@ -29,6 +29,15 @@ def _print(obj: Any, as_json: bool) -> None:
         print(obj)
 
 
+def browser_conf(settings: Settings) -> dict[str, str]:
+    """Neo4j Browser applies GUMem's style sheet and guide (served by the API) on connect."""
+    base = f"http://{settings.host}:{settings.port}/browser"
+    return {
+        "browser.post_connect_cmd": f"style {base}/gumem.grass; play {base}/guide.html",
+        "browser.remote_content_hostname_whitelist": f"{settings.host},localhost",
+    }
+
+
 def ensure_neo4j(settings: Settings) -> str:
     """Start the dev Neo4j unless GUMEM_NEO4J_URI points to one; returns the Bolt URI."""
     if settings.neo4j_uri:
@@ -38,7 +47,7 @@ def ensure_neo4j(settings: Settings) -> str:
     server = neo4j_dev.start(
         settings.dev_home, settings.dev_bolt_port, settings.dev_http_port,
         settings.neo4j_password.get_secret_value(),
-        extra_conf=neo4j_dev.browser_conf(settings.dev_http_port),
+        extra_conf=browser_conf(settings),
     )
     return server.bolt_uri
 

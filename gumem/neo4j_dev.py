@@ -475,7 +475,10 @@ def _wait_ready(
     last_error = "no ready marker yet"
     while True:
         exited = proc.poll() if proc is not None else None
-        if exited is not None or not is_launcher_alive(pid, home):
+        # a child we spawned is judged by poll(): right after fork its cmdline is still
+        # Python's, so the /proc check alone would call it dead
+        gone = exited is not None if proc is not None else not is_launcher_alive(pid, home)
+        if gone:
             code = f" with exit code {exited}" if exited is not None else ""
             raise Neo4jDevError(
                 f"the Neo4j dev server for {home} exited{code} while starting; "

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from pydantic import SecretStr
 
@@ -101,3 +102,13 @@ def db(memory: Memory) -> Database:
     return memory.db
 
 
+
+
+@pytest.fixture
+async def client(settings: Settings, runtime: Runtime, memory: Memory) -> AsyncIterator[httpx.AsyncClient]:
+    from api.app import create_app
+
+    app = create_app(settings, runtime)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        yield c

@@ -7,14 +7,11 @@ from typing import Any
 import httpx
 import pytest
 
-from api.app import create_app
+from tests.integration.helpers import ADD, B, gql
 from graph.schema import apply_schema, declared_names
-from gumem.runtime import Runtime
 from gumem.service import Memory
 from gumem.settings import Settings
 
-A = {"Authorization": "Bearer key-a"}
-B = {"Authorization": "Bearer key-b"}
 
 
 def msg(i: int, **kw: Any) -> dict[str, Any]:
@@ -24,24 +21,6 @@ def msg(i: int, **kw: Any) -> dict[str, Any]:
     return base
 
 
-@pytest.fixture
-async def client(settings: Settings, runtime: Runtime, memory: Memory) -> Any:
-    app = create_app(settings, runtime)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        yield c
-
-
-async def gql(c: httpx.AsyncClient, q: str, headers: dict[str, str] = A,
-              **variables: Any) -> dict[str, Any]:
-    r = await c.post("/graphql", json={"query": q, "variables": variables}, headers=headers)
-    body: dict[str, Any] = r.json()
-    body["status"] = r.status_code
-    return body
-
-
-ADD = """mutation($m: [MessageInput!]!) { addMessages(messages: $m) {
-  accepted duplicates errors { index field reason } } }"""
 
 
 async def test_server_is_neo4j_5_26(memory: Memory) -> None:

@@ -20,9 +20,15 @@ def load_seed(name: str) -> list[MessageRecord]:
     rows = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
     return [
         MessageRecord(
-            message_id=r["id"], user_id=r["userId"], session_id=r["sessionId"], role=r["role"],
-            content=r["content"], timestamp=datetime.fromisoformat(r["timestamp"]),
-            event_type=r["eventType"], page=r.get("page"), metadata=r.get("metadata") or {},
+            message_id=r["id"],
+            user_id=r["userId"],
+            session_id=r["sessionId"],
+            role=r["role"],
+            content=r["content"],
+            timestamp=datetime.fromisoformat(r["timestamp"]),
+            event_type=r["eventType"],
+            page=r.get("page"),
+            metadata=r.get("metadata") or {},
             lang=detect_lang(r["content"]),
         )
         for r in rows
