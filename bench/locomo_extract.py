@@ -53,11 +53,17 @@ def load(path: Path) -> tuple[list[MessageRecord], dict[str, int], int]:
                 continue
             ts = _session_time(c.get(f"{key}_date_time"))
             for turn in value:
-                turns.append(MessageRecord(
-                    message_id=f"{cid}/{turn['dia_id']}", user_id=cid, session_id=f"{cid}/{key}",
-                    role="user", content=turn.get("text", ""), timestamp=ts,
-                    metadata={"speaker": turn["speaker"]},
-                ))
+                turns.append(
+                    MessageRecord(
+                        message_id=f"{cid}/{turn['dia_id']}",
+                        user_id=cid,
+                        session_id=f"{cid}/{key}",
+                        role="user",
+                        content=turn.get("text", ""),
+                        timestamp=ts,
+                        metadata={"speaker": turn["speaker"]},
+                    )
+                )
         for per_speaker in conv.get("observation", {}).values():
             for items in per_speaker.values():
                 for _text, dia in items:
@@ -113,10 +119,14 @@ def main() -> None:
         "gold_malformed_ids": malformed,
         "recall_gold_facts": round(gold_hit / gold_total, 3) if gold_total else 0.0,
         "recall_gold_turns": round(sum(1 for d in gold if facts_by_turn.get(d, 0)) / len(gold), 3)
-        if gold else 0.0,
+        if gold
+        else 0.0,
         "precision_facts": round(facts_on_gold / n_facts, 3) if n_facts else 0.0,
-        "precision_turns": round(sum(1 for d, n in facts_by_turn.items() if n and d in gold)
-                                 / turns_with_facts, 3) if turns_with_facts else 0.0,
+        "precision_turns": round(
+            sum(1 for d, n in facts_by_turn.items() if n and d in gold) / turns_with_facts, 3
+        )
+        if turns_with_facts
+        else 0.0,
         "baseline_precision_all_turns": round(len(gold) / len(turns), 3) if turns else 0.0,
         "kinds": dict(kinds.most_common()),
         "rejections": dict(reasons.most_common()),

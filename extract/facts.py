@@ -298,10 +298,10 @@ _HOME_EN = re.compile(
 )
 _FROM_EN = re.compile(r"(?i:\bi(?: am|'m) (?:originally )?from\s+(?:the\s+)?)" + _CITY_EN)
 _HOME_ZH = re.compile(
-    r"我(?:现在|目前)?(?:住在|定居在|定居于|生活在|家在|搬到了?|搬去了?)\s*" + _CITY_ZH
+    r"(?:我|^)(?:现在|目前)?(?:住在|定居在|定居于|生活在|家在|搬到了?|搬去了?)\s*" + _CITY_ZH
 )
 _LIVE_IN_ZH = re.compile(
-    r"我(?:现在|目前)?在(?P<city>[\u4e00-\u9fffA-Za-z]{2,8}?)(?P<verb>生活|住|定居|"
+    r"(?:我|^)(?:现在|目前)?在(?P<city>[\u4e00-\u9fffA-Za-z]{2,8}?)(?P<verb>生活|住|定居|"
     r"工作|上班)"
 )
 _FROM_ZH = re.compile(
@@ -319,7 +319,7 @@ _JOB_EN = _rx(
     rf"\bi(?: am|'m) (?:a|an) (?P<v3>(?:[\w-]+ )?(?:{_JOBS}))\b"
 )
 _JOB_ZH = re.compile(
-    rf"(?:我|^)(?:是|是一名|是一个|是个|是一位)(?P<v>[\u4e00-\u9fff]{{0,6}}?(?:{_JOBS_ZH}))|"
+    rf"(?:我|^)(?:是一名|是一个|是一位|是个|是)(?P<v>[\u4e00-\u9fff]{{0,6}}?(?:{_JOBS_ZH}))|"
     rf"我的(?:工作|职业)是(?P<v2>[\u4e00-\u9fffA-Za-z]{{1,10}})"
 )
 _DIET_EN = _rx(
@@ -396,7 +396,7 @@ TOPIC_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"绘画|画画|音乐|吉他|摄影|阅读|{_EN_W}(?:paint|music|guitar|photograph|read|hik|"
             rf"camp|swim)",
         ),
-        ("appearance", rf"颜色|浅色|外观|夸张|款式|{_EN_W}(?:colou?r|flashy|style|looking)"),
+        ("appearance", rf"颜色|浅色|外观|夸张|款式|{_EN_W}(?:colou?r|flashy|style)"),
         ("comfort", rf"软|硬|缓震|舒适|{_EN_W}(?:soft|hard|stiff|cushion|comfort)"),
     )
 )
@@ -567,6 +567,8 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
         )
         prev = out[-1] if out and out[-1].sent == p.sent and not p.hard else None
         filler = prev is not None and not _strip(doc, prev.start, prev.end, lang)[2]
+        if prev is not None and _greeting(doc_text(doc)[prev.start : prev.end], lang):
+            prev = None  # keep "好的" / "Thanks" apart from what follows
         if prev is not None and (prev.open or filler or not standalone(doc, p)):
             prev.end, prev.open = p.end, p.open and prev.open
         else:
@@ -888,6 +890,8 @@ def _agreement_targets(toks: list[Token]) -> set[int]:
             finite = auxes[0] if auxes else verb
             if finite.tag_ == "VBP" or finite.lower_ in ("am", "'m"):
                 targets.add(finite.i)
+            elif verb is not head and verb.lower_ == verb.lemma_ and head.i in targets:
+                targets.add(verb.i)  # "I stay home and read" -> "stays ... reads"
     return targets
 
 
@@ -1212,7 +1216,9 @@ def extract_chats(
             if results[i] is None and detect_lang(m.content.strip(), default=m.lang) == lang
         ]
         texts = (msgs[i].content.strip() for i in todo)
-        for i, doc in zip(todo, nlp.pipe(texts, batch_size=batch_size, n_process=n_process), strict=True):
+        for i, doc in zip(
+            todo, nlp.pipe(texts, batch_size=batch_size, n_process=n_process), strict=True
+        ):
             results[i] = _extract_doc(msgs[i], doc, "zh" if lang == "zh" else "en")
     log.debug("extracted %d chat turns", len(msgs))
     return [r if r is not None else Extraction(facts=()) for r in results]

@@ -243,14 +243,15 @@ _DEFAULT: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (
         "health & fitness",
         (
-            "health", "fitness", "gym", "workout", "exercise", "running", "jogging", "run", "yoga",
+            "health", "fitness", "gym", "workout", "exercise", "yoga",
             "marathon", "doctor", "hospital", "medicine", "allergy", "allergic", "sleep",
             "therapy", "mental health", "injury",
-            "健康", "健身", "运动", "跑步", "慢跑", "锻炼", "瑜伽", "减肥", "马拉松", "医生",
+            "健康", "健身", "运动", "锻炼", "瑜伽", "减肥", "马拉松", "医生",
             "医院", "过敏", "睡眠", "受伤",
         ),
         (
-            "weight", "体重", "药",
+            # running alone is a cue: "runs in the park" while shopping is about the shoes
+            "weight", "体重", "药", "running", "jogging", "run", "跑步", "慢跑",
         ),
     ),
     (

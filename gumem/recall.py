@@ -89,7 +89,8 @@ def choose(
     covered = bool(chosen) and chosen[0][1] >= COVERED
     fact_ft = _ft(c["fact_hits"])
     near = {f["id"]: f["fv"] for f in c["fact_near"]}
-    support = [fid for it in mid for fid in it.source_fact_ids]
+    support = sorted({fid for it in mid for fid in it.source_fact_ids},
+                     key=lambda i: (-near.get(i, 0.0), i))
     others = sorted(set(near) | set(fact_ft), key=lambda i: -(near.get(i, 0.0)
                                                               + 0.1 * fact_ft.get(i, 0.0)))
     for fid in support + ([] if covered else others):
@@ -151,14 +152,23 @@ def format_context(
         lines += [f"- [{it.id}] {it.content}" for it in long_term]
     if mid:
         lines.append(f"## {h_mid}")
+        placed: set[str] = set()
+
+        def fact_line(it: Item, indent: str) -> str:
+            return f"{indent}- [{it.id}] {it.content} ({h_src}: {', '.join(it.source_message_ids)})"
+
         for it in mid:
             if it.kind == "summary":
                 lines.append(f"- [{it.id}] ({it.topic}, confidence {it.confidence:.2f}) "
                              f"{it.content}")
-            elif it.kind == "fact":
-                src = ", ".join(it.source_message_ids)
-                lines.append(f"  - [{it.id}] {it.content} ({h_src}: {src})")
-            else:
+                for f in mid:
+                    if f.kind == "fact" and f.id in it.source_fact_ids and f.id not in placed:
+                        placed.add(f.id)
+                        lines.append(fact_line(f, "  "))
+        for it in mid:
+            if it.kind == "fact" and it.id not in placed:
+                lines.append(fact_line(it, ""))
+            elif it.kind == "message":
                 lines.append(f"- [{it.id}] {it.content}")
     if short:
         lines.append(f"## {h_short}")

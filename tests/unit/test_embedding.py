@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -157,6 +158,9 @@ def test_prepare_rebuilds_when_marker_does_not_match(tmp_path: Path, model_dir: 
     assert not list(tmp_path.glob(".*.tmp-*"))
 
 
+_EXTENDERS = {"\u200c", "\u200d", "\uff9e", "\uff9f"}
+
+
 def test_precompiled_charsmap_applies_the_normalisation_map() -> None:
     e5 = modelprep.read_e5_bin(modelprep.default_source_bin())
     norm = normalizers.Precompiled(modelprep.build_precompiled_charsmap(e5.norm_map))
@@ -168,12 +172,12 @@ def test_precompiled_charsmap_applies_the_normalisation_map() -> None:
 
     rng = np.random.default_rng(0)
     mapped = np.array(sorted(e5.norm_map))
-    for _ in range(200):
+    for _ in range(400):
         text = "".join(
             chr(int(rng.choice(mapped))) if rng.random() < 0.5 else str(rng.choice(list("ab 中z")))
             for _ in range(12)
         )
-        if any(0x300 <= ord(c) < 0x370 for c in by_map(text)):
+        if any(unicodedata.category(c).startswith("M") or c in _EXTENDERS for c in text):
             continue  # a mapped char + combining mark is one grapheme, which HF maps as a whole
         assert norm.normalize_str(text) == by_map(text), repr(text)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -25,10 +26,13 @@ def _msg(text: str, role: str = "user", mid: str = "m", **meta: object) -> Messa
     )
 
 
+Run = Callable[..., Extraction]
+
+
 @pytest.fixture
-def run(en_nlp: Language, zh_nlp: Language):  # type: ignore[no-untyped-def]
-    def _run(text: str, **kw: object) -> Extraction:
-        return extract_chat(_msg(text, **kw), en_nlp, zh_nlp)  # type: ignore[arg-type]
+def run(en_nlp: Language, zh_nlp: Language) -> Run:
+    def _run(text: str, role: str = "user", **meta: object) -> Extraction:
+        return extract_chat(_msg(text, role, "m", **meta), en_nlp, zh_nlp)
 
     return _run
 
@@ -39,7 +43,7 @@ def _one(facts: tuple[FactDraft, ...], needle: str) -> FactDraft:
     return hits[0]
 
 
-def test_meeting_sentence_zh_gives_three_whole_facts(run) -> None:  # type: ignore[no-untyped-def]
+def test_meeting_sentence_zh_gives_three_whole_facts(run: Run) -> None:
     facts = run("欧洲团队默认 Berlin，美洲团队默认 Toronto，但周五不要安排会议").facts
     assert len(facts) == 3
     berlin = _one(facts, "欧洲团队默认 Berlin")
@@ -49,7 +53,7 @@ def test_meeting_sentence_zh_gives_three_whole_facts(run) -> None:  # type: igno
     assert (friday.kind, friday.polarity) == ("constraint", "avoids")
 
 
-def test_meeting_sentence_en_gives_three_whole_facts(run) -> None:  # type: ignore[no-untyped-def]
+def test_meeting_sentence_en_gives_three_whole_facts(run: Run) -> None:
     facts = run(
         "The Europe team defaults to Berlin, the Americas team defaults to Toronto, "
         "but don't schedule meetings on Fridays"
@@ -70,7 +74,7 @@ def test_meeting_sentence_en_gives_three_whole_facts(run) -> None:  # type: igno
         ("I wear size 42.", "I meant size 43."),
     ],
 )
-def test_correction_keeps_the_slot(run, original: str, correction: str) -> None:  # type: ignore[no-untyped-def]
+def test_correction_keeps_the_slot(run: Run, original: str, correction: str) -> None:
     (before,) = run(original).facts
     (after,) = run(correction).facts
     assert after.is_correction and not before.is_correction
@@ -94,18 +98,18 @@ def test_correction_keeps_the_slot(run, original: str, correction: str) -> None:
         "That's awesome!",
     ],
 )
-def test_chit_chat_and_questions_give_no_facts(run, text: str) -> None:  # type: ignore[no-untyped-def]
+def test_chit_chat_and_questions_give_no_facts(run: Run, text: str) -> None:
     result = run(text)
     assert result.facts == ()
     assert result.rejections and all(r.reason for r in result.rejections)
 
 
-def test_assistant_turn_is_skipped(run) -> None:  # type: ignore[no-untyped-def]
+def test_assistant_turn_is_skipped(run: Run) -> None:
     result = run("I'd recommend a budget under 800.", role="assistant")
     assert result.facts == () and "assistant" in result.rejections[0].reason
 
 
-def test_wording_is_third_person(run) -> None:  # type: ignore[no-untyped-def]
+def test_wording_is_third_person(run: Run) -> None:
     facts = run("I live in Paris and I work as a nurse, but I don't like spicy food.").facts
     contents = [f.content for f in facts]
     assert contents == [
@@ -117,7 +121,7 @@ def test_wording_is_third_person(run) -> None:  # type: ignore[no-untyped-def]
     assert facts[2].polarity == "avoids"
 
 
-def test_speaker_name_is_the_subject(run) -> None:  # type: ignore[no-untyped-def]
+def test_speaker_name_is_the_subject(run: Run) -> None:
     (fact,) = run("I'm planning to move to Toronto next month.", speaker="Caroline").facts
     assert fact.content.startswith("Caroline is planning")
     assert fact.kind == "plan" and fact.time_start.month == 12
@@ -125,21 +129,21 @@ def test_speaker_name_is_the_subject(run) -> None:  # type: ignore[no-untyped-de
     assert zh.content.startswith("小王")
 
 
-def test_time_cue_moves_the_range(run) -> None:  # type: ignore[no-untyped-def]
+def test_time_cue_moves_the_range(run: Run) -> None:
     (fact,) = run("I went to a support group yesterday.").facts
     assert fact.kind == "timeline"
     assert fact.time_start.date().isoformat() == "2026-11-29"
     assert fact.time_end.date().isoformat() == "2026-11-29"
 
 
-def test_anchors_from_text_and_metadata(run) -> None:  # type: ignore[no-untyped-def]
+def test_anchors_from_text_and_metadata(run: Run) -> None:
     (fact,) = run("我的订单号是 A12345").facts
     assert fact.anchors == ("order:A12345",)
     (fact,) = run("My order #12345 hasn't arrived yet.", booking_id="B-9").facts
     assert set(fact.anchors) == {"order:12345", "booking:B-9"}
 
 
-def test_kinds(run) -> None:  # type: ignore[no-untyped-def]
+def test_kinds(run: Run) -> None:
     cases = {
         "我叫小王": "identity",
         "我打算下个月去东京": "plan",
@@ -193,3 +197,15 @@ def test_seed_chat_en(seed_en: list[MessageRecord], en_nlp: Language, zh_nlp: La
     park = _one(tuple(facts), "park")
     assert "5 km" in park.content and park.source_message_ids == ("en-m2",)
     assert _one(tuple(facts), "flashy").source_message_ids == ("en-m2",)
+
+
+def test_multi_party_logs(run: Run) -> None:
+    result = run("Don't give up, buddy! Just got some new shoes, too!", speaker="Melanie")
+    assert [f.content for f in result.facts] == ["Melanie just got some new shoes, too"]
+    assert any("other party" in r.reason for r in result.rejections)
+
+
+def test_dropped_subject_zh(run: Run) -> None:
+    facts = run("我是一名产品经理，住在杭州").facts
+    assert [(f.slot, f.value) for f in facts] == [("job", "产品经理"), ("home_city", "Hangzhou")]
+    assert facts[1].content == "用户住在杭州"
