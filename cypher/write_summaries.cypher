@@ -11,6 +11,8 @@ MERGE (s:Summary {summary_id: row.summary_id})
     s.evidence_json = row.evidence_json, s.anchors = row.anchors,
     s.embedding = row.embedding, s.created_at = $now, s.updated_at = $now,
     s.version = row.version, s.lang = row.lang, s.scope = $scope
+  // the same facts and text as an older version (e.g. a deleted correction): revive it
+  ON MATCH SET s.validity = 'active', s.updated_at = $now
 MERGE (s)-[:IN_TOPIC]->(t)
 WITH s, row
 CALL (s, row) {

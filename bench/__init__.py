@@ -1,0 +1,1 @@
+"""Benchmarks of GUMem: ingest, recall and LoCoMo retrieval (see bench/run_all.py)."""

@@ -1,0 +1,246 @@
+"""Shared helpers of the benchmarks: a private Neo4j, a uvicorn API, tables, timers, JSON."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import SecretStr
+
+from gumem.settings import ROOT, Settings
+
+RESULTS = ROOT / "bench" / "results"
+NEO4J_HOME = Path("/tmp/gumem-bench-neo4j")
+BOLT_PORT = 7690
+HTTP_PORT = 7476
+PASSWORD = "bench-password-1"
+FORBIDDEN_PORTS = {7687, 7474, 7688, 7475}
+
+
+@dataclass
+class Neo4jHandle:
+    uri: str
+    password: str
+    home: Path | None  # None: an external server (we do not own it)
+    pid: int | None
+
+
+def add_neo4j_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--neo4j-uri", help="use this Neo4j instead of starting a private one")
+    p.add_argument("--neo4j-password", default=PASSWORD)
+    p.add_argument("--neo4j-home", type=Path, default=NEO4J_HOME)
+    p.add_argument("--keep-neo4j", action="store_true", help="leave the private Neo4j running")
+
+
+@contextlib.contextmanager
+def neo4j(args: argparse.Namespace, fresh: bool = True) -> Iterator[Neo4jHandle]:
+    """The external Neo4j given by --neo4j-uri, else a private one started (and stopped) here."""
+    if args.neo4j_uri:
+        yield Neo4jHandle(args.neo4j_uri, args.neo4j_password, None, None)
+        return
+    from gumem import neo4j_dev
+
+    home: Path = args.neo4j_home
+    neo4j_dev.stop(home)
+    if fresh:
+        shutil.rmtree(home, ignore_errors=True)
+    t0 = time.perf_counter()
+    server = neo4j_dev.start(home, BOLT_PORT, HTTP_PORT, PASSWORD, timeout_s=240,
+                             heap="1g", extra_conf={"server.memory.pagecache.size": "1g"})
+    log(f"neo4j {server.version} up at {server.bolt_uri} in {time.perf_counter() - t0:.1f}s")
+    try:
+        yield Neo4jHandle(server.bolt_uri, PASSWORD, home, server.pid)
+    finally:
+        if not args.keep_neo4j:
+            neo4j_dev.stop(home)
+            log("neo4j stopped")
+
+
+def settings_for(h: Neo4jHandle, **kw: Any) -> Settings:
+    return Settings(neo4j_uri=h.uri, neo4j_password=SecretStr(h.password), **kw)
+
+
+def log(msg: str) -> None:
+    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+
+# -- process measurements (Linux /proc; psutil is not installed) -----------------------------
+
+
+def peak_rss_mb(pid: int) -> float | None:
+    """VmHWM: the peak resident set size of a process, in MiB."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User+system CPU time of a process (and its reaped children), in seconds."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    return sum(int(x) for x in fields[11:15]) / tick
+
+
+def dir_mb(path: Path) -> float:
+    total = 0
+    for p in path.rglob("*"):
+        with contextlib.suppress(OSError):
+            if p.is_file():
+                total += p.stat().st_size
+    return total / 2**20
+
+
+def store_mb(h: Neo4jHandle) -> dict[str, float] | None:
+    """Sizes of the neo4j database's store files and transaction logs."""
+    if h.home is None:
+        return None
+    data = h.home / "data"
+    return {"store": dir_mb(data / "databases" / "neo4j"),
+            "tx_logs": dir_mb(data / "transactions" / "neo4j")}
+
+
+def loadavg() -> tuple[float, float, float]:
+    return os.getloadavg()
+
+
+# -- the GraphQL API in its own uvicorn process ----------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+@dataclass
+class Api:
+    proc: subprocess.Popen[bytes]
+    url: str
+    key: str
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+
+@contextlib.contextmanager
+def serve_api(h: Neo4jHandle, tenant: str, process_mode: str = "sync",
+              key: str = "bench-key") -> Iterator[Api]:
+    """uvicorn serving api.app:create_app on 127.0.0.1 (a free port), stopped on exit."""
+    port = free_port()
+    env = dict(os.environ, GUMEM_NEO4J_URI=h.uri, GUMEM_NEO4J_PASSWORD=h.password,
+               GUMEM_API_KEYS=f"{key}={tenant}", GUMEM_PROCESS_MODE=process_mode)
+    logf = open(RESULTS / f"uvicorn-{port}.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app", "--host",
+         "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"],
+        cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT)
+    api = Api(proc, f"http://127.0.0.1:{port}/graphql", key)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"uvicorn exited ({proc.returncode}); see {logf.name}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not come up in 120s")
+            time.sleep(0.2)
+        yield api
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        logf.close()
+
+
+def gql(client: httpx.Client, api: Api, query: str, variables: dict[str, Any]) -> Any:
+    r = client.post(api.url, json={"query": query, "variables": variables},
+                    headers={"Authorization": f"Bearer {api.key}"})
+    r.raise_for_status()
+    body = r.json()
+    if body.get("errors"):
+        raise RuntimeError(f"GraphQL errors: {body['errors'][:2]}")
+    return body["data"]
+
+
+# -- output ----------------------------------------------------------------------------------
+
+
+def percentile(xs: Sequence[float], q: float) -> float:
+    """Linear-interpolated percentile, q in [0, 100]."""
+    s = sorted(xs)
+    if not s:
+        return float("nan")
+    pos = (len(s) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}" if abs(v) < 10 else f"{v:,.1f}"
+    return "-" if v is None else str(v)
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str = "") -> str:
+    cells = [[fmt(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
+              for i, h in enumerate(headers)]
+    line = "  ".join("-" * w for w in widths)
+    out = [title] if title else []
+    out.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
+    out.append(line)
+    for r in cells:
+        out.append("  ".join(c.rjust(w) if i else c.ljust(w)
+                             for i, (c, w) in enumerate(zip(r, widths, strict=True))))
+    return "\n".join(out)
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n",
+                    encoding="utf-8")
+    log(f"wrote {path}")
+
+
+def machine() -> dict[str, Any]:
+    return {"cpus": os.cpu_count(), "loadavg_start": loadavg(),
+            "python": sys.version.split()[0]}
+
+
+class Timer:
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    @property
+    def s(self) -> float:
+        return time.perf_counter() - self.t0
+
+
+RESULTS.mkdir(parents=True, exist_ok=True)
