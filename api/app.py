@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from graphql import GraphQLError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
@@ -25,6 +26,27 @@ from gumem.runtime import Runtime
 from gumem.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
+
+# Neo4j Browser's style sheet and guide (`:style` / `:play` URLs, see gumem.cli.browser_conf).
+# Browser fetches them from its own origin, the guide with no-cache headers (a preflight).
+BROWSER_DIR = Path(__file__).resolve().parent.parent / "cypher" / "browser"
+BROWSER_FILES = {
+    "gumem.grass": "text/plain; charset=utf-8",
+    "guide.html": "text/html; charset=utf-8",
+}
+BROWSER_CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "GET, OPTIONS",
+    "Access-Control-Allow-Headers": "*",
+    "Access-Control-Max-Age": "600",
+}
+
+
+async def browser_file(request: Request) -> Response:
+    name = request.url.path.rsplit("/", 1)[-1]
+    if request.method == "OPTIONS":
+        return Response(status_code=204, headers=BROWSER_CORS)
+    return FileResponse(BROWSER_DIR / name, media_type=BROWSER_FILES[name], headers=BROWSER_CORS)
 
 
 def format_error(err: GraphQLError) -> dict[str, Any]:
@@ -82,7 +104,14 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
 
     graphql = GumemGraphQL(rt, settings)
     app = Starlette(
-        routes=[Route("/health", health), Route("/graphql", graphql, methods=["GET", "POST"])],
+        routes=[
+            Route("/health", health),
+            Route("/graphql", graphql, methods=["GET", "POST"]),
+            *(
+                Route(f"/browser/{name}", browser_file, methods=["GET", "OPTIONS"])
+                for name in BROWSER_FILES
+            ),
+        ],
         lifespan=lifespan,
     )
     app.add_middleware(BearerAuth, keys=settings.tenants_by_key())

@@ -30,11 +30,18 @@ def _print(obj: Any, as_json: bool) -> None:
 
 
 def browser_conf(settings: Settings) -> dict[str, str]:
-    """Neo4j Browser applies GUMem's style sheet and guide (served by the API) on connect."""
-    base = f"http://{settings.host}:{settings.port}/browser"
+    """Neo4j Browser applies GUMem's style sheet and guide (served by the API) on connect.
+
+    Browser runs in the user's web browser and fetches both from the API itself, so a
+    wildcard listen address is replaced by 127.0.0.1, and that host must be on Browser's
+    allowlist (which holds hostnames only). Setting names as in Neo4j 5.26 and Browser 5.x.
+    """
+    host = "127.0.0.1" if settings.host in ("", "0.0.0.0", "::") else settings.host
+    netloc = f"[{host}]" if ":" in host else host
+    base = f"http://{netloc}:{settings.port}/browser"
     return {
         "browser.post_connect_cmd": f"style {base}/gumem.grass; play {base}/guide.html",
-        "browser.remote_content_hostname_whitelist": f"{settings.host},localhost",
+        "browser.remote_content_hostname_whitelist": f"{netloc},localhost",
     }
 
 
