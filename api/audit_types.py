@@ -39,14 +39,30 @@ class Trace:
     @staticmethod
     def from_data(t: TraceData) -> Trace:
         return Trace(
-            root_id=strawberry.ID(t.root_id), root_kind=t.root_kind,
-            nodes=[TraceNode(id=strawberry.ID(n["id"]), label=n["label"],
-                             properties={k: (v.isoformat() if isinstance(v, datetime) else v)
-                                         for k, v in n.items() if k not in ("id", "label")})
-                   for n in t.nodes],
-            edges=[TraceEdge(source=strawberry.ID(e["source"]), type=e["type"],
-                             target=strawberry.ID(e["target"])) for e in t.edges],
-            cypher=t.cypher, params=t.params,
+            root_id=strawberry.ID(t.root_id),
+            root_kind=t.root_kind,
+            nodes=[
+                TraceNode(
+                    id=strawberry.ID(n["id"]),
+                    label=n["label"],
+                    properties=JSON({
+                        k: (v.isoformat() if isinstance(v, datetime) else v)
+                        for k, v in n.items()
+                        if k not in ("id", "label")
+                    }),
+                )
+                for n in t.nodes
+            ],
+            edges=[
+                TraceEdge(
+                    source=strawberry.ID(e["source"]),
+                    type=e["type"],
+                    target=strawberry.ID(e["target"]),
+                )
+                for e in t.edges
+            ],
+            cypher=t.cypher,
+            params=JSON(t.params),
         )
 
 
@@ -67,12 +83,16 @@ class DeletionImpact:
     def from_impact(i: Impact) -> DeletionImpact:
         p = i.plan
         return DeletionImpact(
-            message_id=strawberry.ID(p.message_id), removed_facts=p.removed_facts,
-            kept_facts=p.kept_facts, restored_facts=p.restored_facts,
-            rebuilt_summaries=i.rebuilt_summaries, retired_summaries=i.retired_summaries,
+            message_id=strawberry.ID(p.message_id),
+            removed_facts=p.removed_facts,
+            kept_facts=p.kept_facts,
+            restored_facts=p.restored_facts,
+            rebuilt_summaries=i.rebuilt_summaries,
+            retired_summaries=i.retired_summaries,
             purged_versions=i.purged_versions,
             new_summaries=[s.draft.content for s in i.rebuilt],
-            orphan_entities=p.orphan_entities, orphan_topics=i.orphan_topics,
+            orphan_entities=p.orphan_entities,
+            orphan_topics=i.orphan_topics,
         )
 
 
@@ -100,6 +120,11 @@ class AuditRecord:
 
     @staticmethod
     def from_row(r: dict[str, Any]) -> AuditRecord:
-        return AuditRecord(id=strawberry.ID(r["audit_id"]), action=r["action"],
-                           target=r["target"], ids=list(r.get("ids") or []),
-                           counts=json.loads(r.get("counts_json") or "{}"), at=r["at"])
+        return AuditRecord(
+            id=strawberry.ID(r["audit_id"]),
+            action=r["action"],
+            target=r["target"],
+            ids=list(r.get("ids") or []),
+            counts=json.loads(r.get("counts_json") or "{}"),
+            at=r["at"],
+        )

@@ -11,7 +11,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 def tenant_for(header: str | None, keys: dict[str, str]) -> str | None:
     if not header or not header.startswith("Bearer "):
         return None
-    given = header[len("Bearer "):].strip().encode()
+    given = header[len("Bearer ") :].strip().encode()
     found = None
     for key, tenant in keys.items():
         if hmac.compare_digest(given, key.encode()):
@@ -38,14 +38,28 @@ class BearerAuth:
         tenant = tenant_for(headers.get("authorization"), self.keys)
         if tenant is None:
             reason = "missing" if "authorization" not in headers else "invalid"
-            body = json.dumps({"data": None, "errors": [{
-                "message": f"unauthenticated: {reason} API key (send Authorization: Bearer <key>)",
-                "extensions": {"code": "UNAUTHENTICATED"},
-            }]}).encode()
-            await send({"type": "http.response.start", "status": 401, "headers": [
-                (b"content-type", b"application/json"),
-                (b"www-authenticate", b"Bearer"),
-            ]})
+            body = json.dumps(
+                {
+                    "data": None,
+                    "errors": [
+                        {
+                            "message": f"unauthenticated: {reason} API key "
+                            "(send Authorization: Bearer <key>)",
+                            "extensions": {"code": "UNAUTHENTICATED"},
+                        }
+                    ],
+                }
+            ).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"www-authenticate", b"Bearer"),
+                    ],
+                }
+            )
             await send({"type": "http.response.body", "body": body})
             return
         scope.setdefault("state", {})["tenant"] = tenant

@@ -7,10 +7,11 @@ import traceback
 from datetime import datetime
 
 import strawberry
+from strawberry.scalars import JSON
 from graphql import GraphQLError
-from strawberry.types.execution import ExecutionContext
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.types import Info
+from strawberry.types.execution import ExecutionContext
 
 from api.audit_types import AuditRecord, DeletionImpact, DeletionReport, ForgetReport, Trace
 from api.context import Context
@@ -48,9 +49,16 @@ def _page(limit: int, offset: int) -> tuple[int, int]:
 
 def _item(it: Item) -> MemoryItem:
     return MemoryItem(
-        id=strawberry.ID(it.id), kind=it.kind, content=it.content, score=it.score,
-        reason=it.reason, topic=it.topic, confidence=it.confidence, timestamp=it.timestamp,
-        source_fact_ids=it.source_fact_ids, source_message_ids=it.source_message_ids,
+        id=strawberry.ID(it.id),
+        kind=it.kind,
+        content=it.content,
+        score=it.score,
+        reason=it.reason,
+        topic=it.topic,
+        confidence=it.confidence,
+        timestamp=it.timestamp,
+        source_fact_ids=it.source_fact_ids,
+        source_message_ids=it.source_message_ids,
     )
 
 
@@ -62,14 +70,26 @@ class Query:
 
     @strawberry.field(description="Recall: the context an agent needs for this query.")
     async def memory(
-        self, info: Info[Context, None], user_id: str, query: str,
-        session_id: str | None = None, now: datetime | None = None, limit: int | None = None,
+        self,
+        info: Info[Context, None],
+        user_id: str,
+        query: str,
+        session_id: str | None = None,
+        now: datetime | None = None,
+        limit: int | None = None,
     ) -> MemoryContext:
         ctx = info.context
-        r = await ctx.memory.recall(ctx.tenant, parse_ident(user_id, "userId"), query,
-                                    session_id=session_id, now=now, limit=limit)
+        r = await ctx.memory.recall(
+            ctx.tenant,
+            parse_ident(user_id, "userId"),
+            query,
+            session_id=session_id,
+            now=now,
+            limit=limit,
+        )
         return MemoryContext(
-            query=r.query, short_term_context=[_item(i) for i in r.short_term],
+            query=r.query,
+            short_term_context=[_item(i) for i in r.short_term],
             mid_term_context=[_item(i) for i in r.mid_term],
             long_term_user_context=[_item(i) for i in r.long_term],
             formatted_context=r.formatted,
@@ -84,19 +104,30 @@ class Query:
         ctx = info.context
         lim, off = _page(limit, offset)
         rows = await ctx.memory.topics(ctx.tenant, parse_ident(user_id, "userId"), lim, off)
-        return [Topic(id=strawberry.ID(r["topic_id"]), name=r["name"],
-                      summary_count=r.get("summary_count") or 0,
-                      fact_count=r.get("fact_count") or 0) for r in rows]
+        return [
+            Topic(
+                id=strawberry.ID(r["topic_id"]),
+                name=r["name"],
+                summary_count=r.get("summary_count") or 0,
+                fact_count=r.get("fact_count") or 0,
+            )
+            for r in rows
+        ]
 
     @strawberry.field
     async def facts(
-        self, info: Info[Context, None], user_id: str, include_inactive: bool = False,
-        limit: int = 50, offset: int = 0,
+        self,
+        info: Info[Context, None],
+        user_id: str,
+        include_inactive: bool = False,
+        limit: int = 50,
+        offset: int = 0,
     ) -> list[Fact]:
         ctx = info.context
         lim, off = _page(limit, offset)
-        ids = await ctx.memory.fact_ids(ctx.tenant, parse_ident(user_id, "userId"),
-                                        include_inactive, lim, off)
+        ids = await ctx.memory.fact_ids(
+            ctx.tenant, parse_ident(user_id, "userId"), include_inactive, lim, off
+        )
         return [Fact.from_row(r) for r in await ctx.loaders.many(ctx.loaders.fact, ids)]
 
     @strawberry.field
@@ -125,8 +156,9 @@ class Query:
         self, info: Info[Context, None], message_id: strawberry.ID
     ) -> DeletionImpact:
         ctx = info.context
-        found = await deletion.impact(ctx.memory, ctx.tenant,
-                                      parse_ident(str(message_id), "messageId"))
+        found = await deletion.impact(
+            ctx.memory, ctx.tenant, parse_ident(str(message_id), "messageId")
+        )
         return DeletionImpact.from_impact(found)
 
     @strawberry.field(description="Deletions done for this tenant (ids and counts, no content).")
@@ -152,12 +184,17 @@ class Mutation:
             errs = [ItemError(index=e.index, field=e.field, reason=e.reason) for e in exc.errors]
             return AddMessagesResult(accepted=[], duplicates=[], errors=errs, processed=0)
         except InputError as exc:
-            return AddMessagesResult(accepted=[], duplicates=[], processed=0, errors=[
-                ItemError(index=exc.index, field=exc.field, reason=exc.reason)])
+            return AddMessagesResult(
+                accepted=[],
+                duplicates=[],
+                processed=0,
+                errors=[ItemError(index=exc.index, field=exc.field, reason=exc.reason)],
+            )
         return AddMessagesResult(
             accepted=[strawberry.ID(i) for i in res.accepted],
             duplicates=[strawberry.ID(i) for i in res.duplicates],
-            errors=[], processed=res.processed,
+            errors=[],
+            processed=res.processed,
         )
 
     @strawberry.mutation(description="Set a Summary's memory_status by hand.")
@@ -184,25 +221,24 @@ class Mutation:
     ) -> MaintenanceResult:
         ctx = info.context
         res = await ctx.memory.run_maintenance(ctx.tenant, now)
-        return MaintenanceResult(examined=res["examined"], deprioritized=res["deprioritized"],
-                                 archived=res["archived"])
-
+        return MaintenanceResult(
+            examined=res["examined"], deprioritized=res["deprioritized"], archived=res["archived"]
+        )
 
     @strawberry.mutation(description="Delete a Message and everything that depended only on it.")
-    async def delete_message(
-        self, info: Info[Context, None], id: strawberry.ID
-    ) -> DeletionReport:
+    async def delete_message(self, info: Info[Context, None], id: strawberry.ID) -> DeletionReport:
         ctx = info.context
-        found, counts = await deletion.delete_message(ctx.memory, ctx.tenant,
-                                                      parse_ident(str(id), "id"))
-        return DeletionReport(impact=DeletionImpact.from_impact(found), counts=counts)
+        found, counts = await deletion.delete_message(
+            ctx.memory, ctx.tenant, parse_ident(str(id), "id")
+        )
+        return DeletionReport(impact=DeletionImpact.from_impact(found), counts=JSON(counts))
 
     @strawberry.mutation(description="Erase everything of one user; verifies nothing remains.")
     async def forget_user(self, info: Info[Context, None], user_id: str) -> ForgetReport:
         ctx = info.context
         uid = parse_ident(user_id, "userId")
         counts = await deletion.forget_user(ctx.memory, ctx.tenant, uid)
-        return ForgetReport(user_id=uid, counts=counts, remaining=counts["remaining"])
+        return ForgetReport(user_id=uid, counts=JSON(counts), remaining=counts["remaining"])
 
 
 class GumemSchema(strawberry.Schema):
@@ -216,8 +252,11 @@ class GumemSchema(strawberry.Schema):
                 log.info("request error: %s", getattr(original, "code", "GRAPHQL_VALIDATION"))
             else:
                 # the traceback's frames only: an exception's message may quote user input
-                log.error("unexpected error: %s\n%s", type(original).__name__,
-                          "".join(traceback.format_tb(original.__traceback__)))
+                log.error(
+                    "unexpected error: %s\n%s",
+                    type(original).__name__,
+                    "".join(traceback.format_tb(original.__traceback__)),
+                )
 
 
 def build_schema(settings: Settings) -> strawberry.Schema:

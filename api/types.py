@@ -13,7 +13,6 @@ from strawberry.types import Info
 from api.context import Context
 
 
-
 @strawberry.type
 class Entity:
     name: str
@@ -43,11 +42,17 @@ class Message:
     @staticmethod
     def from_row(row: dict[str, Any]) -> Message:
         return Message(
-            id=strawberry.ID(row["message_id"]), user_id=row["user_id"],
-            session_id=row["session_id"], role=row["role"], content=row["content"],
-            timestamp=row["timestamp"], event_type=row.get("event_type") or "message",
-            page=row.get("page"), metadata=json.loads(row.get("metadata_json") or "{}"),
-            lang=row.get("lang"), status=row.get("status") or "pending",
+            id=strawberry.ID(row["message_id"]),
+            user_id=row["user_id"],
+            session_id=row["session_id"],
+            role=row["role"],
+            content=row["content"],
+            timestamp=row["timestamp"],
+            event_type=row.get("event_type") or "message",
+            page=row.get("page"),
+            metadata=json.loads(row.get("metadata_json") or "{}"),
+            lang=row.get("lang"),
+            status=row.get("status") or "pending",
         )
 
 
@@ -103,15 +108,25 @@ class Fact:
     @staticmethod
     def from_row(r: dict[str, Any]) -> Fact:
         return Fact(
-            id=strawberry.ID(r["fact_id"]), user_id=r["user_id"], content=r["content"],
-            kind=r["kind"], slot=r.get("slot"), value=r.get("value"),
-            polarity=r.get("polarity") or "neutral", explicit=bool(r.get("explicit")),
-            confidence=float(r.get("confidence") or 0.0), validity=r["validity"],
-            status=r.get("status") or "pending", labels=list(r.get("labels") or []),
-            topic=r.get("topic"), anchors=list(r.get("anchors") or []),
+            id=strawberry.ID(r["fact_id"]),
+            user_id=r["user_id"],
+            content=r["content"],
+            kind=r["kind"],
+            slot=r.get("slot"),
+            value=r.get("value"),
+            polarity=r.get("polarity") or "neutral",
+            explicit=bool(r.get("explicit")),
+            confidence=float(r.get("confidence") or 0.0),
+            validity=r["validity"],
+            status=r.get("status") or "pending",
+            labels=list(r.get("labels") or []),
+            topic=r.get("topic"),
+            anchors=list(r.get("anchors") or []),
             source_message_ids=list(r.get("source_message_ids") or []),
-            time_start=r.get("time_start"), time_end=r.get("time_end"),
-            created_at=r.get("created_at"), entity_names=list(r.get("entities") or []),
+            time_start=r.get("time_start"),
+            time_end=r.get("time_end"),
+            created_at=r.get("created_at"),
+            entity_names=list(r.get("entities") or []),
             sources=list(r.get("sources") or []),
         )
 
@@ -153,14 +168,23 @@ class Summary:
     @staticmethod
     def from_row(r: dict[str, Any]) -> Summary:
         return Summary(
-            id=strawberry.ID(r["summary_id"]), user_id=r["user_id"], content=r["content"],
-            topic=r["topic"], kind=r.get("kind"), confidence=float(r["confidence"]),
-            validity=r["validity"], memory_status=r["memory_status"],
-            retrieval_boost=float(r["retrieval_boost"]), decay_factor=float(r["decay_factor"]),
-            event_start=r.get("event_start"), event_end=r.get("event_end"),
-            labels=list(r.get("labels") or []), anchors=list(r.get("anchors") or []),
+            id=strawberry.ID(r["summary_id"]),
+            user_id=r["user_id"],
+            content=r["content"],
+            topic=r["topic"],
+            kind=r.get("kind"),
+            confidence=float(r["confidence"]),
+            validity=r["validity"],
+            memory_status=r["memory_status"],
+            retrieval_boost=float(r["retrieval_boost"]),
+            decay_factor=float(r["decay_factor"]),
+            event_start=r.get("event_start"),
+            event_end=r.get("event_end"),
+            labels=list(r.get("labels") or []),
+            anchors=list(r.get("anchors") or []),
             evidence=json.loads(r.get("evidence_json") or "{}"),
-            version=int(r.get("version") or 1), created_at=r.get("created_at"),
+            version=int(r.get("version") or 1),
+            created_at=r.get("created_at"),
             source_fact_ids=list(r.get("source_facts") or []),
             entities=[Entity(name=e["name"], type=e["type"]) for e in r.get("entities") or []],
             supersedes_ids=list(r.get("supersedes") or []),
@@ -251,9 +275,15 @@ class MessageInput:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "id": str(self.id), "userId": self.user_id, "sessionId": self.session_id,
-            "role": self.role, "content": self.content, "timestamp": self.timestamp,
-            "eventType": self.event_type, "page": self.page, "metadata": self.metadata,
+            "id": str(self.id),
+            "userId": self.user_id,
+            "sessionId": self.session_id,
+            "role": self.role,
+            "content": self.content,
+            "timestamp": self.timestamp,
+            "eventType": self.event_type,
+            "page": self.page,
+            "metadata": self.metadata,
         }
 
 

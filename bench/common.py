@@ -58,7 +58,10 @@ def neo4j(args: argparse.Namespace, fresh: bool = True) -> Iterator[Neo4jHandle]
         shutil.rmtree(home, ignore_errors=True)
     t0 = time.perf_counter()
     server = neo4j_dev.start(home, BOLT_PORT, HTTP_PORT, PASSWORD, timeout_s=240,
-                             heap="1g", extra_conf={"server.memory.pagecache.size": "1g"})
+                             heap="1g", extra_conf={"server.memory.pagecache.size": "1g",
+                                         # frequent checkpoints: store sizes stay current
+                                         "db.checkpoint.interval.time": "3s",
+                                         "db.checkpoint.interval.tx": "1"})
     log(f"neo4j {server.version} up at {server.bolt_uri} in {time.perf_counter() - t0:.1f}s")
     try:
         yield Neo4jHandle(server.bolt_uri, PASSWORD, home, server.pid)

@@ -19,7 +19,8 @@ import io
 import os
 import pstats
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
@@ -53,12 +54,11 @@ ADD = """mutation($m: [MessageInput!]!) {
 
 
 async def checkpoint(memory: Memory) -> None:
-    """Flush the page cache to the store files, so that their size is current."""
-    try:
-        async with memory.db.driver.session(database=memory.db.database) as s:
-            await (await s.run("CALL db.checkpoint()")).consume()
-    except Exception as exc:  # noqa: BLE001 - only a measurement aid
-        log(f"checkpoint failed: {exc}")
+    """Wait for a checkpoint (every 3 s, bench/common.py) so that store sizes are current.
+
+    Community Neo4j has no db.checkpoint() procedure."""
+    await memory.db.rows("RETURN 1 AS x")
+    await asyncio.sleep(5)
 
 
 class Phase:
@@ -128,6 +128,22 @@ def bare_embedding(memory: Memory, msgs: list[dict[str, Any]]) -> dict[str, Any]
             "msgs_per_s": len(texts) / t_all, "chat_texts": len(chat),
             "chat_seconds": t_chat, "chat_texts_per_s": len(chat) / t_chat,
             "loadavg_1m": loadavg()[0]}
+
+
+def count_embeddings(memory: Memory) -> Counter[str]:
+    """Count what the pipeline sends to embed_passages (calls, texts, characters)."""
+    emb = memory.pipeline.models.embedder
+    inner = emb.embed_passages
+    counts: Counter[str] = Counter()
+
+    def counting(texts: Sequence[str]) -> list[list[float]]:
+        counts["calls"] += 1
+        counts["texts"] += len(texts)
+        counts["chars"] += sum(len(t) for t in texts)
+        return inner(texts)
+
+    emb.embed_passages = counting  # type: ignore[method-assign]
+    return counts
 
 
 def _categories() -> dict[str, Callable[[tuple[str, int, str]], bool]]:
@@ -202,8 +218,11 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
         async with Phase("py-ack", h, memory, len(msgs)) as ph:
             await py_ingest(ack_memory, "bench-py-ack", batches, "py-ack")
         phases.append(ph.out)
+        counts = count_embeddings(memory)
         async with Phase("py-full", h, memory, len(msgs)) as ph:
             await py_ingest(memory, "bench-py-full", batches, "py-full")
+        ph.out["embedded"] = dict(counts)
+        counts.clear()
         phases.append(ph.out)
         if not args.skip_http:
             for mode, name in (("async", "http-ack"), ("sync", "http-full")):
@@ -250,6 +269,12 @@ def report(res: dict[str, Any]) -> str:
                  f"Ingest: {res['messages']} messages, {res['users']} users, "
                  f"batches of {res['batch']}")]
     out.append(f"targets: {res['targets']}")
+    full = next((p for p in res["phases"] if p["phase"] == "py-full"), None)
+    if full and full.get("embedded"):
+        e = full["embedded"]
+        out.append(f"py-full sent {e['texts']} texts ({e['chars']} chars) in {e['calls']} calls "
+                   f"to embed_passages for {full['messages']} messages "
+                   f"({e['texts'] / full['messages']:.2f} texts/message)")
     prof = res.get("profile")
     if prof:
         out.append(table(["category (cumulative, wall)", "s", "% of wall"],

@@ -6,11 +6,40 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-_MONTHS_EN = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august",
-     "september", "october", "november", "december"], start=1)}
-_ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-              "九": 9, "十": 10, "十一": 11, "十二": 12}
+_MONTHS_EN = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
+_ZH_DIGITS = {
+    "一": 1,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "十一": 11,
+    "十二": 12,
+}
 
 
 @dataclass(frozen=True)
@@ -26,8 +55,7 @@ def _day(now: datetime, back: int) -> tuple[datetime, datetime]:
 
 
 def _week(now: datetime, back: int) -> tuple[datetime, datetime]:
-    monday = now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(
-        days=now.weekday())
+    monday = now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=now.weekday())
     start = monday - timedelta(weeks=back)
     return start, start + timedelta(weeks=1)
 
@@ -36,8 +64,7 @@ def _month(now: datetime, month: int, back_years: int = 0) -> tuple[datetime, da
     year = now.year - back_years
     if month > now.month and back_years == 0:
         year -= 1  # "in March" said in January means last March
-    start = now.replace(year=year, month=month, day=1, hour=0, minute=0, second=0,
-                        microsecond=0)
+    start = now.replace(year=year, month=month, day=1, hour=0, minute=0, second=0, microsecond=0)
     end = start.replace(year=year + 1, month=1) if month == 12 else start.replace(month=month + 1)
     return start, end
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
 Kind = Literal[
@@ -14,8 +14,16 @@ Polarity = Literal["likes", "avoids", "neutral"]
 Lang = Literal["en", "zh"]
 
 EVENT_TYPES = (
-    "message", "search", "filter", "view", "click", "favorite", "dwell", "skip",
-    "purchase", "tool_call",
+    "message",
+    "search",
+    "filter",
+    "view",
+    "click",
+    "favorite",
+    "dwell",
+    "skip",
+    "purchase",
+    "tool_call",
 )
 ROLES = ("user", "assistant", "system", "tool", "event")
 

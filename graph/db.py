@@ -67,9 +67,7 @@ class Database:
 
         return await self.read(work)
 
-    async def _run(
-        self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]
-    ) -> T:
+    async def _run(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         try:
             async with self.driver.session(database=self.database) as session:
                 if mode == "write":

@@ -10,13 +10,12 @@ from typing import Any, LiteralString, cast
 
 from neo4j import AsyncManagedTransaction
 
-from gumem.errors import GumemError, NotFoundError
 from graph.db import Database, native, tx_rows
-from graph.ingest import message_uid
+from graph.ingest import message_uid, scope_token
 from graph.memory import NewSummary, _summary_row
-from graph.ingest import scope_token
 from graph.models import LABELS
 from graph.queries import query
+from gumem.errors import GumemError, NotFoundError
 
 
 class ConflictError(GumemError):
@@ -37,21 +36,31 @@ class Plan:
     retired_topics: list[str] = field(default_factory=list)
 
     def key(self) -> tuple[Any, ...]:
-        return (sorted(self.removed_facts), sorted(self.kept_facts),
-                sorted(s["summary_id"] for s in self.summaries), sorted(self.restored_facts),
-                sorted(self.orphan_entities))
+        return (
+            sorted(self.removed_facts),
+            sorted(self.kept_facts),
+            sorted(s["summary_id"] for s in self.summaries),
+            sorted(self.restored_facts),
+            sorted(self.orphan_entities),
+        )
 
 
 async def _plan(tx: AsyncManagedTransaction, tenant: str, message_id: str) -> Plan:
-    rows = await tx_rows(tx, query("deletion_plan"), tenant=tenant,
-                         uid=message_uid(tenant, message_id))
+    rows = await tx_rows(
+        tx, query("deletion_plan"), tenant=tenant, uid=message_uid(tenant, message_id)
+    )
     if not rows:
         raise NotFoundError(f"no message {message_id!r}")
     r = rows[0]
-    return Plan(message_id=r["message_id"], user_id=r["user_id"],
-                removed_facts=r["removed_facts"], kept_facts=r["kept_facts"],
-                summaries=r["summaries"], restored_facts=r["restored"],
-                orphan_entities=r["orphan_entities"])
+    return Plan(
+        message_id=r["message_id"],
+        user_id=r["user_id"],
+        removed_facts=r["removed_facts"],
+        kept_facts=r["kept_facts"],
+        summaries=r["summaries"],
+        restored_facts=r["restored"],
+        orphan_entities=r["orphan_entities"],
+    )
 
 
 async def plan_deletion(db: Database, tenant: str, message_id: str) -> Plan:
@@ -62,15 +71,29 @@ async def plan_deletion(db: Database, tenant: str, message_id: str) -> Plan:
 
 
 async def topic_usage(
-    db: Database, tenant: str, user_id: str, topics: list[str], removed: list[str],
+    db: Database,
+    tenant: str,
+    user_id: str,
+    topics: list[str],
+    removed: list[str],
     purged: list[str],
 ) -> list[dict[str, Any]]:
-    return await db.rows(query("topic_usage"), tenant=tenant, user_id=user_id, topics=topics,
-                         removed=removed, purged=purged)
+    return await db.rows(
+        query("topic_usage"),
+        tenant=tenant,
+        user_id=user_id,
+        topics=topics,
+        removed=removed,
+        purged=purged,
+    )
 
 
 async def delete_message(
-    db: Database, tenant: str, plan: Plan, rebuilt: list[NewSummary], orphan_topic_ids: list[str],
+    db: Database,
+    tenant: str,
+    plan: Plan,
+    rebuilt: list[NewSummary],
+    orphan_topic_ids: list[str],
 ) -> dict[str, int]:
     """Delete exactly what `plan` says, or nothing (ConflictError) if the graph moved."""
     now = datetime.now(UTC)
@@ -81,37 +104,75 @@ async def delete_message(
         if again.key() != plan.key():
             raise ConflictError("memory changed while deleting; nothing was deleted, retry")
         out = await tx_rows(
-            tx, query("delete_message"), tenant=tenant, uid=message_uid(tenant, plan.message_id),
-            kept=plan.kept_facts, removed=plan.removed_facts,
-            purged=[s["summary_id"] for s in plan.summaries], restored=plan.restored_facts,
+            tx,
+            query("delete_message"),
+            tenant=tenant,
+            uid=message_uid(tenant, plan.message_id),
+            kept=plan.kept_facts,
+            removed=plan.removed_facts,
+            purged=[s["summary_id"] for s in plan.summaries],
+            restored=plan.restored_facts,
             entities=plan.orphan_entities,
         )
         if rows:
-            await tx_rows(tx, query("write_summaries"), summaries=rows, tenant=tenant,
-                          user_id=plan.user_id, now=now, scope=scope_token(tenant, plan.user_id))
+            await tx_rows(
+                tx,
+                query("write_summaries"),
+                summaries=rows,
+                tenant=tenant,
+                user_id=plan.user_id,
+                now=now,
+                scope=scope_token(tenant, plan.user_id),
+            )
         topics = 0
         if orphan_topic_ids:
             t = await tx_rows(tx, query("delete_topics"), tenant=tenant, ids=orphan_topic_ids)
             topics = t[0]["topics"]
         await tx_rows(tx, query("topic_counts"), tenant=tenant, user_id=plan.user_id)
-        counts = {"messages": 1, "facts": out[0]["facts"], "summaries": out[0]["summaries"],
-                  "restored_facts": out[0]["restored"], "entities": out[0]["entities"],
-                  "topics": topics, "rebuilt_summaries": len(rows),
-                  "kept_facts": len(plan.kept_facts)}
-        await _audit(tx, tenant, "delete_message", plan.message_id,
-                     plan.removed_facts + [s["summary_id"] for s in plan.summaries], counts, now)
+        counts = {
+            "messages": 1,
+            "facts": out[0]["facts"],
+            "summaries": out[0]["summaries"],
+            "restored_facts": out[0]["restored"],
+            "entities": out[0]["entities"],
+            "topics": topics,
+            "rebuilt_summaries": len(rows),
+            "kept_facts": len(plan.kept_facts),
+        }
+        await _audit(
+            tx,
+            tenant,
+            "delete_message",
+            plan.message_id,
+            plan.removed_facts + [s["summary_id"] for s in plan.summaries],
+            counts,
+            now,
+        )
         return counts
 
     return await db.write(work)
 
 
 async def _audit(
-    tx: AsyncManagedTransaction, tenant: str, action: str, target: str, ids: list[str],
-    counts: dict[str, int], now: datetime,
+    tx: AsyncManagedTransaction,
+    tenant: str,
+    action: str,
+    target: str,
+    ids: list[str],
+    counts: dict[str, int],
+    now: datetime,
 ) -> None:
-    await tx_rows(tx, query("write_audit"), audit_id=uuid.uuid4().hex, tenant=tenant,
-                  action=action, target=target, ids=ids, now=now,
-                  counts_json=json.dumps(counts, sort_keys=True))
+    await tx_rows(
+        tx,
+        query("write_audit"),
+        audit_id=uuid.uuid4().hex,
+        tenant=tenant,
+        action=action,
+        target=target,
+        ids=ids,
+        now=now,
+        counts_json=json.dumps(counts, sort_keys=True),
+    )
 
 
 async def forget_user(db: Database, tenant: str, user_id: str, batch: int = 5000) -> dict[str, int]:
@@ -121,6 +182,7 @@ async def forget_user(db: Database, tenant: str, user_id: str, batch: int = 5000
         text = cast(LiteralString, query("forget_user_batch").replace("{label}", label))
         total = 0
         while True:
+
             async def work(tx: AsyncManagedTransaction, text: LiteralString = text) -> int:
                 rows = await tx_rows(tx, text, tenant=tenant, user_id=user_id, batch=batch)
                 return int(rows[0]["deleted"])

@@ -32,7 +32,8 @@ async def maintenance_candidates(db: Database, tenant: str) -> list[dict[str, An
 
 async def apply_maintenance(db: Database, tenant: str, rows: list[dict[str, Any]]) -> None:
     async def work(tx: AsyncManagedTransaction) -> None:
-        await tx_rows(tx, query("maintenance_apply"), tenant=tenant, rows=rows,
-                      now=datetime.now(UTC))
+        await tx_rows(
+            tx, query("maintenance_apply"), tenant=tenant, rows=rows, now=datetime.now(UTC)
+        )
 
     await db.write(work)

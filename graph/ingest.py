@@ -71,7 +71,11 @@ async def add_messages(
 
     async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
         return await tx_rows(
-            tx, query("add_messages"), rows=rows, tenant=tenant, batch=batch,
+            tx,
+            query("add_messages"),
+            rows=rows,
+            tenant=tenant,
+            batch=batch,
             now=datetime.now(UTC),
         )
 

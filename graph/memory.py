@@ -28,10 +28,16 @@ def entity_id(tenant: str, user_id: str, e: EntityRef) -> str:
 def _message(row: dict[str, Any]) -> MessageRecord:
     m = native(row)
     return MessageRecord(
-        message_id=m["message_id"], user_id=m["user_id"], session_id=m["session_id"],
-        role=m["role"], content=m["content"], timestamp=m["timestamp"],
-        event_type=m.get("event_type") or "message", page=m.get("page"),
-        metadata=json.loads(m.get("metadata_json") or "{}"), lang=m.get("lang") or "en",
+        message_id=m["message_id"],
+        user_id=m["user_id"],
+        session_id=m["session_id"],
+        role=m["role"],
+        content=m["content"],
+        timestamp=m["timestamp"],
+        event_type=m.get("event_type") or "message",
+        page=m.get("page"),
+        metadata=json.loads(m.get("metadata_json") or "{}"),
+        lang=m.get("lang") or "en",
     )
 
 
@@ -45,8 +51,9 @@ async def pending_messages(
 async def event_window(
     db: Database, tenant: str, user_id: str, since: datetime, until: datetime
 ) -> list[MessageRecord]:
-    rows = await db.rows(query("event_window"), tenant=tenant, user_id=user_id,
-                         since=since, until=until)
+    rows = await db.rows(
+        query("event_window"), tenant=tenant, user_id=user_id, since=since, until=until
+    )
     return [_message(r["m"]) for r in rows]
 
 
@@ -65,20 +72,40 @@ class NewFact:
 def _fact_row(tenant: str, user_id: str, nf: NewFact) -> dict[str, Any]:
     d = nf.draft
     return {
-        "fact_id": nf.fact_id, "key": d.key, "content": d.content, "kind": d.kind,
-        "slot": d.slot, "value": d.value, "polarity": d.polarity, "explicit": d.explicit,
-        "confidence": d.confidence, "lang": d.lang, "labels": list(d.labels),
-        "time_start": d.time_start, "time_end": d.time_end, "embedding": nf.embedding,
+        "fact_id": nf.fact_id,
+        "key": d.key,
+        "content": d.content,
+        "kind": d.kind,
+        "slot": d.slot,
+        "value": d.value,
+        "polarity": d.polarity,
+        "explicit": d.explicit,
+        "confidence": d.confidence,
+        "lang": d.lang,
+        "labels": list(d.labels),
+        "time_start": d.time_start,
+        "time_end": d.time_end,
+        "embedding": nf.embedding,
         "anchors": list(d.anchors),
         "source_uids": [message_uid(tenant, i) for i in d.source_message_ids],
         "entity_names": [e.name for e in d.entities],
-        "entities": [{"entity_id": entity_id(tenant, user_id, e), "name": e.name,
-                      "type": e.type, "normalized": e.normalized} for e in d.entities],
+        "entities": [
+            {
+                "entity_id": entity_id(tenant, user_id, e),
+                "name": e.name,
+                "type": e.type,
+                "normalized": e.normalized,
+            }
+            for e in d.entities
+        ],
     }
 
 
 async def write_facts(
-    db: Database, tenant: str, user_id: str, facts: list[NewFact],
+    db: Database,
+    tenant: str,
+    user_id: str,
+    facts: list[NewFact],
     processed: dict[str, list[float] | None],
 ) -> list[str]:
     """Merge facts, supersede older ones on their slots, mark messages processed."""
@@ -87,11 +114,25 @@ async def write_facts(
     now = datetime.now(UTC)
 
     async def work(tx: AsyncManagedTransaction) -> list[str]:
-        out = await tx_rows(tx, query("write_facts"), facts=rows, tenant=tenant,
-                            user_id=user_id, now=now, scope=scope_token(tenant, user_id),
-                            ) if rows else []
-        await tx_rows(tx, query("mark_processed"), now=now, rows=[
-            {"uid": message_uid(tenant, i), "embedding": v} for i, v in processed.items()])
+        out = (
+            await tx_rows(
+                tx,
+                query("write_facts"),
+                facts=rows,
+                tenant=tenant,
+                user_id=user_id,
+                now=now,
+                scope=scope_token(tenant, user_id),
+            )
+            if rows
+            else []
+        )
+        await tx_rows(
+            tx,
+            query("mark_processed"),
+            now=now,
+            rows=[{"uid": message_uid(tenant, i), "embedding": v} for i, v in processed.items()],
+        )
         return [s for r in out for s in r["superseded"]]
 
     return await db.write(work)
@@ -108,22 +149,31 @@ async def active_facts(
     db: Database, tenant: str, user_id: str, also: list[str] | None = None
 ) -> list[Filed]:
     """Active facts (plus the ids in `also`, e.g. facts a deletion will restore)."""
-    rows = await db.rows(query("active_facts"), tenant=tenant, user_id=user_id,
-                         also=also or [])
+    rows = await db.rows(query("active_facts"), tenant=tenant, user_id=user_id, also=also or [])
     out = []
     for r in rows:
         f = native(r["f"])
         rec = FactRecord(
-            fact_id=f["fact_id"], user_id=f["user_id"], content=f["content"], kind=f["kind"],
+            fact_id=f["fact_id"],
+            user_id=f["user_id"],
+            content=f["content"],
+            kind=f["kind"],
             source_message_ids=tuple(f["source_message_ids"] or ()),
-            time_start=f["time_start"], time_end=f["time_end"], lang=f["lang"] or "en",
+            time_start=f["time_start"],
+            time_end=f["time_end"],
+            lang=f["lang"] or "en",
             entities=tuple(EntityRef(e["name"], e["type"], e["normalized"]) for e in r["ents"]),
-            labels=tuple(f["labels"] or ()), slot=f["slot"], value=f["value"],
-            polarity=f["polarity"] or "neutral", explicit=bool(f["explicit"]),
-            confidence=float(f["confidence"] or 1.0), validity="active",
+            labels=tuple(f["labels"] or ()),
+            slot=f["slot"],
+            value=f["value"],
+            polarity=f["polarity"] or "neutral",
+            explicit=bool(f["explicit"]),
+            confidence=float(f["confidence"] or 1.0),
+            validity="active",
             event_types=tuple(f["event_types"] or ()),
             embedding=tuple(r["embedding"]) if r["embedding"] else None,
-            key=f["key"] or "", session_ids=tuple(f["session_ids"] or ()),
+            key=f["key"] or "",
+            session_ids=tuple(f["session_ids"] or ()),
             anchors=tuple(f["anchors"] or ()),
         )
         out.append(Filed(rec, f.get("topic"), r["prev_topic"]))
@@ -132,17 +182,21 @@ async def active_facts(
 
 async def user_topics(db: Database, tenant: str, user_id: str) -> list[TopicRecord]:
     rows = await db.rows(query("user_topics"), tenant=tenant, user_id=user_id)
-    return [TopicRecord(topic_id=r["topic_id"], name=r["name"],
-                        embedding=tuple(r["embedding"]) if r["embedding"] else None,
-                        aliases=tuple((r["aliases_text"] or "").split(" | ")))
-            for r in rows]
+    return [
+        TopicRecord(
+            topic_id=r["topic_id"],
+            name=r["name"],
+            embedding=tuple(r["embedding"]) if r["embedding"] else None,
+            aliases=tuple((r["aliases_text"] or "").split(" | ")),
+        )
+        for r in rows
+    ]
 
 
 async def active_summaries(
     db: Database, tenant: str, user_id: str, topics: list[str]
 ) -> list[dict[str, Any]]:
-    return await db.rows(query("active_summaries"), tenant=tenant, user_id=user_id,
-                         topics=topics)
+    return await db.rows(query("active_summaries"), tenant=tenant, user_id=user_id, topics=topics)
 
 
 @dataclass(frozen=True)
@@ -158,27 +212,55 @@ class NewSummary:
 def _summary_row(tenant: str, user_id: str, ns: NewSummary) -> dict[str, Any]:
     d = ns.draft
     return {
-        "summary_id": ns.summary_id, "topic_id": ns.topic_id, "key": ns.key,
-        "version": ns.version, "content": d.content, "topic": d.topic, "kind": d.kind,
-        "source_facts": list(d.source_fact_ids), "confidence": d.confidence,
-        "event_start": d.event_start, "event_end": d.event_end, "labels": list(d.labels),
-        "entity_names": [e.name for e in d.entities], "decay_factor": d.decay_factor,
+        "summary_id": ns.summary_id,
+        "topic_id": ns.topic_id,
+        "key": ns.key,
+        "version": ns.version,
+        "content": d.content,
+        "topic": d.topic,
+        "kind": d.kind,
+        "source_facts": list(d.source_fact_ids),
+        "confidence": d.confidence,
+        "event_start": d.event_start,
+        "event_end": d.event_end,
+        "labels": list(d.labels),
+        "entity_names": [e.name for e in d.entities],
+        "decay_factor": d.decay_factor,
         "evidence_json": json.dumps(d.evidence, ensure_ascii=False, sort_keys=True, default=str),
-        "anchors": list(d.anchors), "embedding": ns.embedding, "lang": d.lang,
-        "entities": [{"entity_id": entity_id(tenant, user_id, e), "name": e.name,
-                      "type": e.type, "normalized": e.normalized} for e in d.entities],
+        "anchors": list(d.anchors),
+        "embedding": ns.embedding,
+        "lang": d.lang,
+        "entities": [
+            {
+                "entity_id": entity_id(tenant, user_id, e),
+                "name": e.name,
+                "type": e.type,
+                "normalized": e.normalized,
+            }
+            for e in d.entities
+        ],
     }
 
 
 async def write_consolidation(
-    db: Database, tenant: str, user_id: str, *, topics: list[dict[str, Any]],
-    assign: list[dict[str, str]], summaries: list[NewSummary], retire: list[dict[str, Any]],
+    db: Database,
+    tenant: str,
+    user_id: str,
+    *,
+    topics: list[dict[str, Any]],
+    assign: list[dict[str, str]],
+    summaries: list[NewSummary],
+    retire: list[dict[str, Any]],
 ) -> None:
     """Topics, fact filing, new Summary versions and retired ones: one transaction."""
     now = datetime.now(UTC)
     rows = [_summary_row(tenant, user_id, s) for s in summaries]
-    scope = {"tenant": tenant, "user_id": user_id, "now": now,
-             "scope": scope_token(tenant, user_id)}
+    scope = {
+        "tenant": tenant,
+        "user_id": user_id,
+        "now": now,
+        "scope": scope_token(tenant, user_id),
+    }
 
     async def work(tx: AsyncManagedTransaction) -> None:
         await tx_rows(tx, query("write_topics"), topics=topics, assign=assign, **scope)

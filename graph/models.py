@@ -76,7 +76,8 @@ class Fact(Scoped):
     confidence = FloatProperty(default=1.0)
     validity = StringProperty(default="active")  # active / superseded / deleted
     status = StringProperty(default="pending")  # pending → chunked → processed | failed
-    labels = ArrayProperty(StringProperty(), default=list)
+    # `labels` is neomodel's method name: the property keeps its name in the graph
+    fact_labels = ArrayProperty(StringProperty(), default=list, db_property="labels")
     entities = ArrayProperty(StringProperty(), default=list)
     source_message_ids = ArrayProperty(StringProperty(), default=list)
     anchors = ArrayProperty(StringProperty(), default=list)
@@ -113,7 +114,7 @@ class Summary(Scoped):
     confidence = FloatProperty(default=1.0)
     event_start = DateTimeNeo4jFormatProperty()
     event_end = DateTimeNeo4jFormatProperty()
-    labels = ArrayProperty(StringProperty(), default=list)
+    summary_labels = ArrayProperty(StringProperty(), default=list, db_property="labels")
     entities = ArrayProperty(StringProperty(), default=list)
     decay_factor = FloatProperty(default=0.01)
     validity = StringProperty(default="active")  # active / invalid / deprecated

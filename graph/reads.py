@@ -15,8 +15,9 @@ async def message(db: Database, tenant: str, message_id: str) -> dict[str, Any] 
 
 
 async def messages(db: Database, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
-    rows = await db.rows(query("messages_by_ids"), tenant=tenant,
-                         uids=[message_uid(tenant, i) for i in ids])
+    rows = await db.rows(
+        query("messages_by_ids"), tenant=tenant, uids=[message_uid(tenant, i) for i in ids]
+    )
     return {r["message"]["message_id"]: native(r["message"]) for r in rows}
 
 
@@ -36,8 +37,9 @@ async def summaries(db: Database, tenant: str, ids: list[str]) -> dict[str, dict
 
 
 async def facts_of_messages(db: Database, tenant: str, ids: list[str]) -> dict[str, list[str]]:
-    rows = await db.rows(query("facts_of_messages"), tenant=tenant,
-                         uids=[message_uid(tenant, i) for i in ids])
+    rows = await db.rows(
+        query("facts_of_messages"), tenant=tenant, uids=[message_uid(tenant, i) for i in ids]
+    )
     return {r["message_id"]: r["fact_ids"] for r in rows}
 
 
@@ -49,8 +51,7 @@ async def summaries_of_facts(db: Database, tenant: str, ids: list[str]) -> dict[
 async def summaries_of_topics(
     db: Database, tenant: str, ids: list[str], include_inactive: bool
 ) -> dict[str, list[str]]:
-    rows = await db.rows(query("summaries_of_topics"), tenant=tenant, ids=ids,
-                         all=include_inactive)
+    rows = await db.rows(query("summaries_of_topics"), tenant=tenant, ids=ids, all=include_inactive)
     return {r["topic_id"]: r["summary_ids"] for r in rows}
 
 
@@ -62,14 +63,21 @@ async def fact_versions(db: Database, tenant: str, ids: list[str]) -> dict[str, 
 async def topics_of_user(
     db: Database, tenant: str, user_id: str, limit: int, offset: int
 ) -> list[dict[str, Any]]:
-    rows = await db.rows(query("topics_of_user"), tenant=tenant, user_id=user_id,
-                         limit=limit, offset=offset)
+    rows = await db.rows(
+        query("topics_of_user"), tenant=tenant, user_id=user_id, limit=limit, offset=offset
+    )
     return [r["topic"] for r in rows]
 
 
 async def facts_of_user(
     db: Database, tenant: str, user_id: str, include_inactive: bool, limit: int, offset: int
 ) -> list[str]:
-    rows = await db.rows(query("facts_of_user"), tenant=tenant, user_id=user_id,
-                         all=include_inactive, limit=limit, offset=offset)
+    rows = await db.rows(
+        query("facts_of_user"),
+        tenant=tenant,
+        user_id=user_id,
+        all=include_inactive,
+        limit=limit,
+        offset=offset,
+    )
     return [r["fact_id"] for r in rows]

@@ -34,15 +34,31 @@ def fact_lucene_query(text: str, scope: str) -> str | None:
 
 
 async def candidates(
-    db: Database, tenant: str, user_id: str, text: str, qvec: list[float], now: datetime,
-    session_id: str | None, fact_k: int = 30, message_k: int = 30, recent_k: int = 6,
+    db: Database,
+    tenant: str,
+    user_id: str,
+    text: str,
+    qvec: list[float],
+    now: datetime,
+    session_id: str | None,
+    fact_k: int = 30,
+    message_k: int = 30,
+    recent_k: int = 6,
     statuses: list[str] | None = None,
 ) -> dict[str, Any]:
     scope = scope_token(tenant, user_id)
     rows = await db.rows(
-        query("recall"), tenant=tenant, user_id=user_id, qvec=qvec, now=now,
-        lucene=lucene_query(text, scope), session_id=session_id, fact_k=fact_k,
-        message_k=message_k, recent_k=recent_k, statuses=statuses or RECALLED_STATUSES,
+        query("recall"),
+        tenant=tenant,
+        user_id=user_id,
+        qvec=qvec,
+        now=now,
+        lucene=lucene_query(text, scope),
+        session_id=session_id,
+        fact_k=fact_k,
+        message_k=message_k,
+        recent_k=recent_k,
+        statuses=statuses or RECALLED_STATUSES,
     )
     out: dict[str, Any] = native(rows[0])
     return out

@@ -34,8 +34,9 @@ async def apply_schema(db: Database, dim: int) -> None:
 async def server_version(db: Database) -> str:
     async def work(tx: AsyncManagedTransaction) -> str:
         rows = await tx_rows(
-            tx, "CALL dbms.components() YIELD name, versions, edition "
-            "RETURN versions[0] AS version, edition"
+            tx,
+            "CALL dbms.components() YIELD name, versions, edition "
+            "RETURN versions[0] AS version, edition",
         )
         return f"{rows[0]['version']} {rows[0]['edition']}"
 

@@ -11,21 +11,39 @@ from graph.db import Database, native
 from graph.ingest import message_uid
 from graph.queries import query
 
-_KEYS = {"Summary": "summary_id", "Fact": "fact_id", "Message": "message_id",
-         "Topic": "topic_id", "Session": "session_id"}
-_SHOWN = ("content", "topic", "validity", "memory_status", "kind", "explicit", "role",
-          "event_type", "timestamp", "name", "confidence", "version", "status")
+_KEYS = {
+    "Summary": "summary_id",
+    "Fact": "fact_id",
+    "Message": "message_id",
+    "Topic": "topic_id",
+    "Session": "session_id",
+}
+_SHOWN = (
+    "content",
+    "topic",
+    "validity",
+    "memory_status",
+    "kind",
+    "explicit",
+    "role",
+    "event_type",
+    "timestamp",
+    "name",
+    "confidence",
+    "version",
+    "status",
+)
 
 # Ready to paste into Neo4j Browser after `:param id => "<id>"`.
 BROWSER = {
     "Summary": "MATCH p = (s:Summary {summary_id: $id})-[:SUPERSEDES*0..20]-(:Summary)"
-               "<-[:SUPPORTS]-(:Fact)-[:SOURCE]->(:Message) RETURN p",
+    "<-[:SUPPORTS]-(:Fact)-[:SOURCE]->(:Message) RETURN p",
     "Fact": "MATCH p = (f:Fact {fact_id: $id})-[:SUPERSEDES*0..10]-(:Fact)"
-            "-[:SOURCE]->(:Message) RETURN p UNION "
-            "MATCH p = (f:Fact {fact_id: $id})-[:SUPPORTS]->(:Summary) RETURN p",
+    "-[:SOURCE]->(:Message) RETURN p UNION "
+    "MATCH p = (f:Fact {fact_id: $id})-[:SUPPORTS]->(:Summary) RETURN p",
     "Message": "MATCH p = (m:Message {message_id: $id})<-[:SOURCE]-(:Fact)"
-               "-[:SUPPORTS]->(:Summary)-[:IN_TOPIC]->(:Topic) RETURN p UNION "
-               "MATCH p = (m:Message {message_id: $id})<-[:SOURCE]-(:Fact) RETURN p",
+    "-[:SUPPORTS]->(:Summary)-[:IN_TOPIC]->(:Topic) RETURN p UNION "
+    "MATCH p = (m:Message {message_id: $id})<-[:SOURCE]-(:Fact) RETURN p",
 }
 
 
@@ -42,8 +60,11 @@ class Trace:
 def _node(n: Node) -> dict[str, Any]:
     label = next((lb for lb in n.labels if lb in _KEYS), "Node")
     props = dict(n)
-    return {"id": str(props.get(_KEYS.get(label, ""), n.element_id)), "label": label,
-            **native({k: props[k] for k in _SHOWN if k in props})}
+    return {
+        "id": str(props.get(_KEYS.get(label, ""), n.element_id)),
+        "label": label,
+        **native({k: props[k] for k in _SHOWN if k in props}),
+    }
 
 
 def kind_of(node_id: str) -> str:
@@ -57,8 +78,9 @@ def kind_of(node_id: str) -> str:
 async def trace(db: Database, tenant: str, node_id: str) -> Trace | None:
     kind = kind_of(node_id)
     name = {"Summary": "trace_summary", "Fact": "trace_fact", "Message": "trace_message"}[kind]
-    rows = await db.records(query(name), tenant=tenant, id=node_id,
-                            uid=message_uid(tenant, node_id))
+    rows = await db.records(
+        query(name), tenant=tenant, id=node_id, uid=message_uid(tenant, node_id)
+    )
     if not rows:
         return None
     nodes: dict[str, dict[str, Any]] = {}
@@ -71,9 +93,18 @@ async def trace(db: Database, tenant: str, node_id: str) -> Trace | None:
             d = _node(n)
             nodes[n.element_id] = d
         for r in p.relationships:
+            assert r.start_node is not None and r.end_node is not None
             a, b = nodes[r.start_node.element_id], nodes[r.end_node.element_id]
-            edges[(a["id"], r.type, b["id"])] = {"source": a["id"], "type": r.type,
-                                                 "target": b["id"]}
-    return Trace(node_id, kind, sorted(nodes.values(), key=lambda d: (d["label"], d["id"])),
-                 sorted(edges.values(), key=lambda e: (e["type"], e["source"], e["target"])),
-                 f':param id => "{node_id}"\n{BROWSER[kind]}', {"id": node_id})
+            edges[(a["id"], r.type, b["id"])] = {
+                "source": a["id"],
+                "type": r.type,
+                "target": b["id"],
+            }
+    return Trace(
+        node_id,
+        kind,
+        sorted(nodes.values(), key=lambda d: (d["label"], d["id"])),
+        sorted(edges.values(), key=lambda e: (e["type"], e["source"], e["target"])),
+        f':param id => "{node_id}"\n{BROWSER[kind]}',
+        {"id": node_id},
+    )

@@ -30,16 +30,25 @@ async def impact(memory: Memory, tenant: str, message_id: str) -> Impact:
     active = [s for s in plan.summaries if s["validity"] == "active"]
     topics = sorted({s["topic"] for s in active})
     purged = [s["summary_id"] for s in plan.summaries]
-    rebuilt = await memory.pipeline.rebuild(tenant, plan.user_id, topics, plan.removed_facts,
-                                            plan.restored_facts, purged)
-    usage = await gd.topic_usage(memory.db, tenant, plan.user_id,
-                                 sorted({s["topic"] for s in plan.summaries}),
-                                 plan.removed_facts, purged)
+    rebuilt = await memory.pipeline.rebuild(
+        tenant, plan.user_id, topics, plan.removed_facts, plan.restored_facts, purged
+    )
+    usage = await gd.topic_usage(
+        memory.db,
+        tenant,
+        plan.user_id,
+        sorted({s["topic"] for s in plan.summaries}),
+        plan.removed_facts,
+        purged,
+    )
     new_topics = {s.draft.topic for s in rebuilt}
-    orphans = [u for u in usage if u["facts"] == 0 and u["summaries"] == 0
-               and u["name"] not in new_topics]
+    orphans = [
+        u for u in usage if u["facts"] == 0 and u["summaries"] == 0 and u["name"] not in new_topics
+    ]
     return Impact(
-        plan=plan, rebuilt=rebuilt, orphan_topic_ids=[u["topic_id"] for u in orphans],
+        plan=plan,
+        rebuilt=rebuilt,
+        orphan_topic_ids=[u["topic_id"] for u in orphans],
         orphan_topics=[u["name"] for u in orphans],
         retired_summaries=[s["summary_id"] for s in active if s["topic"] not in new_topics],
         rebuilt_summaries=[s["summary_id"] for s in active if s["topic"] in new_topics],
@@ -47,10 +56,13 @@ async def impact(memory: Memory, tenant: str, message_id: str) -> Impact:
     )
 
 
-async def delete_message(memory: Memory, tenant: str, message_id: str) -> tuple[Impact, dict[str, int]]:
+async def delete_message(
+    memory: Memory, tenant: str, message_id: str
+) -> tuple[Impact, dict[str, int]]:
     found = await impact(memory, tenant, message_id)
-    counts = await gd.delete_message(memory.db, tenant, found.plan, found.rebuilt,
-                                     found.orphan_topic_ids)
+    counts = await gd.delete_message(
+        memory.db, tenant, found.plan, found.rebuilt, found.orphan_topic_ids
+    )
     return found, counts
 
 

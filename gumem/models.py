@@ -56,7 +56,8 @@ class Models:
                 from extract.embedding import create_embedder
 
                 self._embedder = create_embedder(
-                    self.settings.embedding_model, self.settings.model_cache,
+                    self.settings.embedding_model,
+                    self.settings.model_cache,
                     threads=self.settings.embedding_threads,
                 )
                 log.info("embedding model loaded (dim %d)", self._embedder.dim)

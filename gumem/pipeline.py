@@ -65,23 +65,37 @@ class Pipeline:
             known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
             chat = [m for m in pending if m.event_type == "message"]
             msg_vec, emb = await asyncio.to_thread(
-                self._embed, chat, {f: d for f, d in drafts.items() if f not in known})
+                self._embed, chat, {f: d for f, d in drafts.items() if f not in known}
+            )
             new = [gm.NewFact(fid, d, emb.get(fid)) for fid, d in drafts.items()]
             processed = {m.message_id: msg_vec.get(m.message_id) for m in pending}
             superseded = await gm.write_facts(self.db, tenant, user_id, new, processed)
-            report.messages, report.facts, report.superseded = len(pending), len(new), len(superseded)
+            report.messages, report.facts, report.superseded = (
+                len(pending),
+                len(new),
+                len(superseded),
+            )
             s, r = await self._consolidate(tenant, user_id)
             report.summaries, report.retired = s, r
-            log.info("user processed: %d messages, %d facts, %d summaries",
-                     report.messages, report.facts, report.summaries)
+            log.info(
+                "user processed: %d messages, %d facts, %d summaries",
+                report.messages,
+                report.facts,
+                report.summaries,
+            )
             return report
 
     def _embed(
         self, chat: list[MessageRecord], fresh: dict[str, FactDraft]
     ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
         """Embed chat turns once; a fact that is its message's only fact reuses its vector."""
-        msg_vec = dict(zip([m.message_id for m in chat], self.models.embedder.embed_passages(
-            [m.content for m in chat]), strict=True))
+        msg_vec = dict(
+            zip(
+                [m.message_id for m in chat],
+                self.models.embedder.embed_passages([m.content for m in chat]),
+                strict=True,
+            )
+        )
         per_source: dict[str, int] = defaultdict(int)
         for d in fresh.values():
             for mid in d.source_message_ids:
@@ -99,16 +113,15 @@ class Pipeline:
             emb.update(zip(todo, vecs, strict=True))
         return msg_vec, emb
 
-    async def _extract(
-        self, tenant: str, user_id: str, pending: list[MessageRecord]
-    ) -> Extraction:
+    async def _extract(self, tenant: str, user_id: str, pending: list[MessageRecord]) -> Extraction:
         chat = [m for m in pending if m.event_type == "message"]
         events_pending = [m for m in pending if m.event_type != "message"]
         window: list[MessageRecord] = []
         if events_pending:
             until = max(m.timestamp for m in events_pending)
             since = min(m.timestamp for m in events_pending) - timedelta(
-                days=self.settings.event_window_days)
+                days=self.settings.event_window_days
+            )
             window = await gm.event_window(self.db, tenant, user_id, since, until)
         en, zh = self.models.en, self.models.zh
 
@@ -137,9 +150,13 @@ class Pipeline:
         topics = await gm.user_topics(self.db, tenant, user_id)
         unfiled = [x.fact for x in facts if x.topic is None]
         filed = [(x.fact, x.topic) for x in facts if x.topic is not None]
-        choices = assign_topics([x.fact for x in facts if x.topic is None and not x.prev_topic],
-                                topics, self.models.embedder,
-                                threshold=self.settings.topic_similarity, known=filed)
+        choices = assign_topics(
+            [x.fact for x in facts if x.topic is None and not x.prev_topic],
+            topics,
+            self.models.embedder,
+            threshold=self.settings.topic_similarity,
+            known=filed,
+        )
         for x in facts:
             if x.topic is None and x.prev_topic:  # a correction is filed with what it corrects
                 choices[x.fact.fact_id] = TopicChoice(x.prev_topic, False, "context", 1.0)
@@ -150,14 +167,22 @@ class Pipeline:
                 continue
             tid = gm.stable_id("t", tenant, user_id, choice.name)
             text = topic_embedding_text(choice.name)
-            new_topics.append({"topic_id": tid, "name": choice.name, "aliases_text": text,
-                               "embedding": None, "_text": text})
+            new_topics.append(
+                {
+                    "topic_id": tid,
+                    "name": choice.name,
+                    "aliases_text": text,
+                    "embedding": None,
+                    "_text": text,
+                }
+            )
             topic_ids[choice.name] = tid
         if new_topics:
-            vecs = await asyncio.to_thread(self.models.embedder.embed_passages,
-                                           [t.pop("_text") for t in new_topics])
-            for t, v in zip(new_topics, vecs, strict=True):
-                t["embedding"] = v
+            vecs = await asyncio.to_thread(
+                self.models.embedder.embed_passages, [t.pop("_text") for t in new_topics]
+            )
+            for row, v in zip(new_topics, vecs, strict=True):
+                row["embedding"] = v
         by_topic: dict[str, list[FactRecord]] = defaultdict(list)
         for f, t in filed:
             by_topic[t].append(f)
@@ -166,19 +191,34 @@ class Pipeline:
         current = await gm.active_summaries(self.db, tenant, user_id, list(by_topic))
         summaries, retire = self._plan_summaries(tenant, user_id, by_topic, topic_ids, current)
         if summaries:
-            vecs = await asyncio.to_thread(self.models.embedder.embed_passages,
-                                           [s.draft.content for s in summaries])
-            summaries = [gm.NewSummary(s.summary_id, s.topic_id, s.key, s.version, s.draft, v)
-                         for s, v in zip(summaries, vecs, strict=True)]
+            vecs = await asyncio.to_thread(
+                self.models.embedder.embed_passages, [s.draft.content for s in summaries]
+            )
+            summaries = [
+                gm.NewSummary(s.summary_id, s.topic_id, s.key, s.version, s.draft, v)
+                for s, v in zip(summaries, vecs, strict=True)
+            ]
         assign = [{"fact_id": f.fact_id, "topic": choices[f.fact_id].name} for f in unfiled]
         if new_topics or assign or summaries or retire:
-            await gm.write_consolidation(self.db, tenant, user_id, topics=new_topics,
-                                         assign=assign, summaries=summaries, retire=retire)
+            await gm.write_consolidation(
+                self.db,
+                tenant,
+                user_id,
+                topics=new_topics,
+                assign=assign,
+                summaries=summaries,
+                retire=retire,
+            )
         return len(summaries), len(retire)
 
     async def rebuild(
-        self, tenant: str, user_id: str, topics: list[str], removed: list[str],
-        restored: list[str], purged: list[str],
+        self,
+        tenant: str,
+        user_id: str,
+        topics: list[str],
+        removed: list[str],
+        restored: list[str],
+        purged: list[str],
     ) -> list[gm.NewSummary]:
         """Summaries re-derived for `topics` as they will be once `removed` facts are gone."""
         facts = await gm.active_facts(self.db, tenant, user_id, also=restored)
@@ -186,20 +226,30 @@ class Pipeline:
         for x in facts:
             if x.topic in topics and x.fact.fact_id not in removed:
                 by_topic[x.topic].append(x.fact)
-        current = [c for c in await gm.active_summaries(self.db, tenant, user_id, topics)
-                   if c["summary_id"] not in purged]
+        current = [
+            c
+            for c in await gm.active_summaries(self.db, tenant, user_id, topics)
+            if c["summary_id"] not in purged
+        ]
         known = {t.name: t.topic_id for t in await gm.user_topics(self.db, tenant, user_id)}
         out, _retire = self._plan_summaries(tenant, user_id, by_topic, known, current)
         if not out:
             return out
-        vecs = await asyncio.to_thread(self.models.embedder.embed_passages,
-                                       [s.draft.content for s in out])
-        return [gm.NewSummary(s.summary_id, s.topic_id, s.key, s.version, s.draft, v)
-                for s, v in zip(out, vecs, strict=True)]
+        vecs = await asyncio.to_thread(
+            self.models.embedder.embed_passages, [s.draft.content for s in out]
+        )
+        return [
+            gm.NewSummary(s.summary_id, s.topic_id, s.key, s.version, s.draft, v)
+            for s, v in zip(out, vecs, strict=True)
+        ]
 
     def _plan_summaries(
-        self, tenant: str, user_id: str, by_topic: dict[str, list[FactRecord]],
-        topic_ids: dict[str, str], current: list[dict[str, Any]],
+        self,
+        tenant: str,
+        user_id: str,
+        by_topic: dict[str, list[FactRecord]],
+        topic_ids: dict[str, str],
+        current: list[dict[str, Any]],
     ) -> tuple[list[gm.NewSummary], list[dict[str, Any]]]:
         now = datetime.now(UTC)
         existing = {c["summary_id"]: c for c in current}
@@ -213,8 +263,11 @@ class Pipeline:
                 if sid in existing:
                     keep.add(sid)
                     continue
-                prev = [c for c in current if c["topic"] == topic
-                        and _related(c, draft.source_fact_ids, slots)]
+                prev = [
+                    c
+                    for c in current
+                    if c["topic"] == topic and _related(c, draft.source_fact_ids, slots)
+                ]
                 version = 1 + max((c["version"] or 1 for c in prev), default=0)
                 out.append(gm.NewSummary(sid, topic_ids[topic], key, version, draft, None))
         all_slots = {f.fact_id: f.slot for fs in by_topic.values() for f in fs if f.slot}
@@ -222,8 +275,15 @@ class Pipeline:
         for c in current:
             if c["summary_id"] in keep:
                 continue
-            successor = next((s.summary_id for s in out if s.draft.topic == c["topic"]
-                              and _related(c, s.draft.source_fact_ids, all_slots)), None)
+            successor = next(
+                (
+                    s.summary_id
+                    for s in out
+                    if s.draft.topic == c["topic"]
+                    and _related(c, s.draft.source_fact_ids, all_slots)
+                ),
+                None,
+            )
             retire.append({"summary_id": c["summary_id"], "successor": successor})
         return out, retire
 

@@ -7,8 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from extract.decay import recall_decay
-from extract.timecues import Window, parse_time_cue
 from extract.lang import detect_lang
+from extract.timecues import Window, parse_time_cue
 
 LONG_TERM_KINDS = ("identity", "preference")
 COVERED = 0.86  # a Summary this close to the query covers it on its own
@@ -51,7 +51,9 @@ def _ft(hits: list[dict[str, Any]]) -> dict[str, float]:
     return {h["id"]: h["score"] / top for h in hits}
 
 
-def rank_summaries(c: dict[str, Any], now: datetime, w: Window | None) -> list[tuple[float, float, dict[str, Any]]]:
+def rank_summaries(
+    c: dict[str, Any], now: datetime, w: Window | None
+) -> list[tuple[float, float, dict[str, Any]]]:
     """(score, relevance, summary): relevance × confidence × boost × decay."""
     ft = _ft(c["summary_hits"])
     out = []
@@ -59,16 +61,23 @@ def rank_summaries(c: dict[str, Any], now: datetime, w: Window | None) -> list[t
         if not _overlaps(s["event_start"], s["event_end"], w):
             continue
         rel = 0.6 * (s["sv"] or 0.0) + 0.25 * (s["tv"] or 0.0) + 0.15 * ft.get(s["summary_id"], 0.0)
-        decay = recall_decay(s["decay_factor"] or 0.01, s["event_end"], now,
-                             s["retrieval_boost"] if s["retrieval_boost"] is not None else 1.0,
-                             s["memory_status"] or "active")
+        decay = recall_decay(
+            s["decay_factor"] or 0.01,
+            s["event_end"],
+            now,
+            s["retrieval_boost"] if s["retrieval_boost"] is not None else 1.0,
+            s["memory_status"] or "active",
+        )
         out.append((rel * (s["confidence"] or 0.0) * decay, rel, s))
     out.sort(key=lambda t: (-t[0], t[2]["summary_id"]))
     return out
 
 
 def choose(
-    c: dict[str, Any], facts: dict[str, dict[str, Any]], query: str, now: datetime,
+    c: dict[str, Any],
+    facts: dict[str, dict[str, Any]],
+    query: str,
+    now: datetime,
     limit: int,
 ) -> Recall:
     """Pick and order the context from the candidates (pure; graph/ fetched them)."""
@@ -82,17 +91,29 @@ def choose(
         why = f"topic '{s['topic']}' matches the query (relevance {rel:.2f})"
         if w is not None:
             why += f"; within '{w.cue}'"
-        mid.append(Item(s["summary_id"], "summary", s["content"], round(sc, 4), why,
-                        topic=s["topic"], confidence=s["confidence"],
-                        timestamp=s["event_end"], source_fact_ids=list(s["source_facts"])))
+        mid.append(
+            Item(
+                s["summary_id"],
+                "summary",
+                s["content"],
+                round(sc, 4),
+                why,
+                topic=s["topic"],
+                confidence=s["confidence"],
+                timestamp=s["event_end"],
+                source_fact_ids=list(s["source_facts"]),
+            )
+        )
         seen.add(s["summary_id"])
     covered = bool(chosen) and chosen[0][1] >= COVERED
     fact_ft = _ft(c["fact_hits"])
     near = {f["id"]: f["fv"] for f in c["fact_near"]}
-    support = sorted({fid for it in mid for fid in it.source_fact_ids},
-                     key=lambda i: (-near.get(i, 0.0), i))
-    others = sorted(set(near) | set(fact_ft), key=lambda i: -(near.get(i, 0.0)
-                                                              + 0.1 * fact_ft.get(i, 0.0)))
+    support = sorted(
+        {fid for it in mid for fid in it.source_fact_ids}, key=lambda i: (-near.get(i, 0.0), i)
+    )
+    others = sorted(
+        set(near) | set(fact_ft), key=lambda i: -(near.get(i, 0.0) + 0.1 * fact_ft.get(i, 0.0))
+    )
     for fid in support + ([] if covered else others):
         f = facts.get(fid)
         if f is None or fid in seen or len(mid) >= limit:
@@ -102,10 +123,19 @@ def choose(
         seen.add(fid)
         rel = near.get(fid, 0.0) + 0.1 * fact_ft.get(fid, 0.0)
         why = "supports a chosen summary" if fid in support else f"close to the query ({rel:.2f})"
-        mid.append(Item(fid, "fact", f["content"], round(rel * (f["confidence"] or 1.0), 4),
-                        why, topic=f.get("topic"), confidence=f["confidence"],
-                        timestamp=f["time_end"],
-                        source_message_ids=[m["message_id"] for m in f["sources"]]))
+        mid.append(
+            Item(
+                fid,
+                "fact",
+                f["content"],
+                round(rel * (f["confidence"] or 1.0), 4),
+                why,
+                topic=f.get("topic"),
+                confidence=f["confidence"],
+                timestamp=f["time_end"],
+                source_message_ids=[m["message_id"] for m in f["sources"]],
+            )
+        )
     if not covered:
         for m in c["messages"]:
             if len(mid) >= limit:
@@ -115,32 +145,64 @@ def choose(
             if m["message_id"] in seen:
                 continue
             seen.add(m["message_id"])
-            mid.append(Item(m["message_id"], "message", m["content"], round(m["mv"], 4),
-                            f"message close to the query ({m['mv']:.2f})",
-                            timestamp=m["timestamp"], source_message_ids=[m["message_id"]]))
+            mid.append(
+                Item(
+                    m["message_id"],
+                    "message",
+                    m["content"],
+                    round(m["mv"], 4),
+                    f"message close to the query ({m['mv']:.2f})",
+                    timestamp=m["timestamp"],
+                    source_message_ids=[m["message_id"]],
+                )
+            )
     long_term = [
-        Item(s["summary_id"], "summary", s["content"], round(sc, 4),
-             f"lasting {s['kind']} memory", topic=s["topic"], confidence=s["confidence"],
-             timestamp=s["event_end"], source_fact_ids=list(s["source_facts"]))
+        Item(
+            s["summary_id"],
+            "summary",
+            s["content"],
+            round(sc, 4),
+            f"lasting {s['kind']} memory",
+            topic=s["topic"],
+            confidence=s["confidence"],
+            timestamp=s["event_end"],
+            source_fact_ids=list(s["source_facts"]),
+        )
         for sc, _rel, s in rank_summaries(c, now, None)
         if s["kind"] in LONG_TERM_KINDS and s["summary_id"] not in seen
     ][:3]
-    short = [Item(m["message_id"], "message", m["content"], 1.0, "recent in this session",
-                  timestamp=m["timestamp"], source_message_ids=[m["message_id"]])
-             for m in reversed(c["recent"])]
+    short = [
+        Item(
+            m["message_id"],
+            "message",
+            m["content"],
+            1.0,
+            "recent in this session",
+            timestamp=m["timestamp"],
+            source_message_ids=[m["message_id"]],
+        )
+        for m in reversed(c["recent"])
+    ]
     formatted = format_context(query, short, mid, long_term, facts)
     return Recall(query, short, mid, long_term, formatted, w)
 
 
 _HEAD = {
     "zh": ("长期用户记忆", "与当前问题相关的记忆", "近期对话", "依据"),
-    "en": ("Long-term user memory", "Memory relevant to this query", "Recent conversation",
-           "evidence"),
+    "en": (
+        "Long-term user memory",
+        "Memory relevant to this query",
+        "Recent conversation",
+        "evidence",
+    ),
 }
 
 
 def format_context(
-    query: str, short: list[Item], mid: list[Item], long_term: list[Item],
+    query: str,
+    short: list[Item],
+    mid: list[Item],
+    long_term: list[Item],
     facts: dict[str, dict[str, Any]],
 ) -> str:
     """One prompt-ready block in the query's language; every line carries its ids."""
@@ -159,8 +221,9 @@ def format_context(
 
         for it in mid:
             if it.kind == "summary":
-                lines.append(f"- [{it.id}] ({it.topic}, confidence {it.confidence:.2f}) "
-                             f"{it.content}")
+                lines.append(
+                    f"- [{it.id}] ({it.topic}, confidence {it.confidence:.2f}) {it.content}"
+                )
                 for f in mid:
                     if f.kind == "fact" and f.id in it.source_fact_ids and f.id not in placed:
                         placed.add(f.id)

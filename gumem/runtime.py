@@ -36,8 +36,7 @@ class Runtime:
         except Exception as exc:
             await driver.close()
             raise StorageUnavailable(
-                "storage unavailable: cannot connect to Neo4j (is it running? "
-                "`gumem neo4j start`)"
+                "storage unavailable: cannot connect to Neo4j (is it running? `gumem neo4j start`)"
             ) from exc
         await adb.set_connection(driver=driver)
         pipeline = None

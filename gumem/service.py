@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from datetime import UTC, datetime
-
 from extract.decay import MEMORY_STATUSES, effective_weight, next_status
+from extract.lang import detect_lang
+from extract.timecues import parse_time_cue
 from graph import governance, ingest, reads, schema
 from graph import recall as grecall
 from graph.db import Database
-from gumem.inputs import parse_batch, parse_tenant
 from gumem.errors import InputError, NotFoundError
-from extract.lang import detect_lang
-from extract.timecues import parse_time_cue
+from gumem.inputs import parse_batch, parse_tenant
 from gumem.recall import Recall, choose, rank_summaries
 from gumem.settings import Settings
 
@@ -40,10 +39,9 @@ class Memory:
     async def add_messages(self, tenant: str, items: list[dict[str, Any]]) -> AddResult:
         tenant = parse_tenant(tenant)
         batch = parse_batch(items, self.settings)
-        langs = [detect_lang(m.content) for m in batch]
+        langs: list[str] = [detect_lang(m.content) for m in batch]
         stored = await ingest.add_messages(self.db, tenant, batch, langs)
-        log.info("stored %d messages (%d duplicates)", len(stored.accepted),
-                 len(stored.duplicates))
+        log.info("stored %d messages (%d duplicates)", len(stored.accepted), len(stored.duplicates))
         processed = 0
         if self.pipeline is not None and self.settings.process_mode == "sync" and stored.accepted:
             users = sorted({m.user_id for m in batch if m.message_id in set(stored.accepted)})
@@ -57,8 +55,13 @@ class Memory:
         return await reads.message(self.db, tenant, message_id)
 
     async def recall(
-        self, tenant: str, user_id: str, query: str, session_id: str | None = None,
-        now: datetime | None = None, limit: int | None = None,
+        self,
+        tenant: str,
+        user_id: str,
+        query: str,
+        session_id: str | None = None,
+        now: datetime | None = None,
+        limit: int | None = None,
     ) -> Recall:
         if not isinstance(query, str) or not query.strip():
             raise InputError("query", "must be a non-empty string")
@@ -72,8 +75,16 @@ class Memory:
         if self.pipeline is None:
             raise InputError("query", "recall needs the embedding model")
         qvec = self.pipeline.models.embed_query(query)
-        c = await grecall.candidates(self.db, tenant, user_id, query, qvec, now, session_id,
-                                     recent_k=self.settings.short_term_messages)
+        c = await grecall.candidates(
+            self.db,
+            tenant,
+            user_id,
+            query,
+            qvec,
+            now,
+            session_id,
+            recent_k=self.settings.short_term_messages,
+        )
         lim = limit or self.settings.recall_limit
         top = rank_summaries(c, now, parse_time_cue(query, now))[:lim]
         ids = {f for _sc, _rel, s in top for f in s["source_facts"]}
@@ -87,8 +98,7 @@ class Memory:
     async def fact_ids(
         self, tenant: str, user_id: str, include_inactive: bool, limit: int, offset: int
     ) -> list[str]:
-        return await reads.facts_of_user(self.db, tenant, user_id, include_inactive, limit,
-                                         offset)
+        return await reads.facts_of_user(self.db, tenant, user_id, include_inactive, limit, offset)
 
     async def set_memory_status(self, tenant: str, summary_id: str, status: str) -> None:
         if status not in MEMORY_STATUSES:
@@ -111,10 +121,13 @@ class Memory:
         counts = {"examined": 0, "deprioritized": 0, "archived": 0}
         for s in await governance.maintenance_candidates(self.db, tenant):
             counts["examined"] += 1
-            weight = effective_weight(s["decay_factor"], s["event_end"], now,
-                                      s["retrieval_boost"])
-            status = next_status(s["memory_status"], weight, self.settings.deprioritize_below,
-                                 self.settings.archive_below)
+            weight = effective_weight(s["decay_factor"], s["event_end"], now, s["retrieval_boost"])
+            status = next_status(
+                s["memory_status"],
+                weight,
+                self.settings.deprioritize_below,
+                self.settings.archive_below,
+            )
             if status != s["memory_status"]:
                 counts[status] += 1
             rows.append({"summary_id": s["summary_id"], "status": status, "weight": weight})

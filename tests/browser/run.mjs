@@ -118,28 +118,36 @@ async function main() {
       if (cfg.guideUrl) await runAndWait(page, `:play ${cfg.guideUrl}`);
     }
 
-    // the guide (opened by :play here or by post_connect_cmd) in the sidebar
-    const drawer = page.locator('[data-testid="guidesDrawer"]');
-    await drawer.waitFor({ timeout });
-    await drawer.getByText("GUMem provenance").first().waitFor({ timeout });
+    // the guide (opened by :play here or by post_connect_cmd) in its frame
+    const intro = page.locator('[data-testid="frame"] h3', { hasText: "GUMem provenance" });
+    await intro.first().waitFor({ timeout });
+    await intro.first().evaluate((h) =>
+      h.closest('[data-testid="frame"]').setAttribute("data-gumem-guide", "1"),
+    );
+    const guide = page.locator('[data-gumem-guide="1"]');
     result.guideSlides = [];
     for (let i = 0; i < 12; i++) {
-      const h = drawer.locator("h3").first();
-      result.guideSlides.push((await h.innerText()).trim());
-      if (/Why does the agent remember this/.test(result.guideSlides.at(-1))) break;
-      const next = drawer.locator('[data-testid="guideNextSlide"]');
-      if ((await next.count()) === 0 || !(await next.isEnabled())) break;
-      await next.click();
-      await page.waitForTimeout(200);
+      const title = (await guide.locator("h3").first().innerText()).trim();
+      result.guideSlides.push(title);
+      if (/Why does the agent remember this/.test(title)) break;
+      const next = guide.locator('[data-testid="nextSlide"]');
+      if ((await next.count()) === 0) break;
+      await next.first().click();
+      await page.waitForTimeout(300);
     }
     log("guide slides", result.guideSlides);
+    const banner = page.getByText("To help make Neo4j Browser better");
+    if ((await banner.count()) > 0) {
+      await banner.locator("xpath=..").locator("button, [role=button], svg").last().click()
+        .catch(() => {});
+    }
 
     // the parameter, typed; then the guide's own query, clicked in the guide
     const paramFrame = await runAndWait(page, `:param id => '${cfg.summaryId}'`);
     await page.waitForTimeout(300);
     const perr = await frameError(paramFrame);
     if (perr) result.errors.push(`:param: ${perr}`);
-    const block = drawer.locator("pre#why-query");
+    const block = guide.locator("pre#why-query");
     await block.waitFor({ timeout });
     result.query = (await block.textContent()).trim();
     const before = await frameCount(page);

@@ -102,10 +102,10 @@ def db(memory: Memory) -> Database:
     return memory.db
 
 
-
-
 @pytest.fixture
-async def client(settings: Settings, runtime: Runtime, memory: Memory) -> AsyncIterator[httpx.AsyncClient]:
+async def client(
+    settings: Settings, runtime: Runtime, memory: Memory
+) -> AsyncIterator[httpx.AsyncClient]:
     from api.app import create_app
 
     app = create_app(settings, runtime)

@@ -16,8 +16,9 @@ ADD = """mutation($m: [MessageInput!]!) { addMessages(messages: $m) {
   accepted duplicates processed errors { index field reason } } }"""
 
 
-async def gql(c: httpx.AsyncClient, document: str, headers: dict[str, str] = A,
-              **variables: Any) -> dict[str, Any]:
+async def gql(
+    c: httpx.AsyncClient, document: str, headers: dict[str, str] = A, **variables: Any
+) -> dict[str, Any]:
     r = await c.post("/graphql", json={"query": document, "variables": variables}, headers=headers)
     body: dict[str, Any] = r.json()
     body["status"] = r.status_code

@@ -12,7 +12,9 @@ from tests.integration.helpers import ADD, gql, seed
 IMPACT_FIELDS = """messageId removedFacts keptFacts restoredFacts rebuiltSummaries
   retiredSummaries purgedVersions newSummaries orphanEntities orphanTopics"""
 IMPACT = f"query($id: ID!) {{ deletionImpact(messageId: $id) {{ {IMPACT_FIELDS} }} }}"
-DELETE = f"mutation($id: ID!) {{ deleteMessage(id: $id) {{ counts impact {{ {IMPACT_FIELDS} }} }} }}"
+DELETE = (
+    f"mutation($id: ID!) {{ deleteMessage(id: $id) {{ counts impact {{ {IMPACT_FIELDS} }} }} }}"
+)
 FACTS = """query($u: String!) { facts(userId: $u, includeInactive: true) { id content
   sourceMessages { id } } }"""
 SUMMARY_TEXT = """query($u: String!) { topics(userId: $u) { name summaries { id content } } }"""
@@ -39,8 +41,9 @@ async def test_trace_both_ways(client: httpx.AsyncClient) -> None:
     assert any(e["type"] == "SOURCE" and e["target"] == "e8" for e in back["edges"])
 
 
-async def test_delete_skip_event_removes_its_fact(client: httpx.AsyncClient,
-                                                  memory: Memory) -> None:
+async def test_delete_skip_event_removes_its_fact(
+    client: httpx.AsyncClient, memory: Memory
+) -> None:
     await gql(client, ADD, m=seed("zh"))
     preview = (await gql(client, IMPACT, id="e8"))["data"]["deletionImpact"]
     facts = (await gql(client, FACTS, u="u-seed"))["data"]["facts"]
@@ -58,10 +61,14 @@ async def test_delete_skip_event_removes_its_fact(client: httpx.AsyncClient,
     rows = await memory.db.rows("MATCH (n) WHERE n.content CONTAINS '碳板' RETURN count(n) AS n")
     assert rows[0]["n"] == 0
     rows = await memory.db.rows(
-        "CALL db.index.fulltext.queryNodes('fact_text', '碳板') YIELD node RETURN count(node) AS n")
+        "CALL db.index.fulltext.queryNodes('fact_text', '碳板') YIELD node RETURN count(node) AS n"
+    )
     assert rows[0]["n"] == 0
-    mem = await gql(client, """query { memory(userId: "u-seed", query: "碳板竞速鞋") {
-        formattedContext } }""")
+    mem = await gql(
+        client,
+        """query { memory(userId: "u-seed", query: "碳板竞速鞋") {
+        formattedContext } }""",
+    )
     assert "碳板" not in mem["data"]["memory"]["formattedContext"]
     log = await gql(client, "query { auditLog { action target ids counts } }")
     entry = log["data"]["auditLog"][0]
@@ -86,8 +93,14 @@ async def test_delete_one_favourite_keeps_light_colour_fact(client: httpx.AsyncC
 
 async def test_deleting_a_correction_restores_the_old_fact(client: httpx.AsyncClient) -> None:
     await gql(client, ADD, m=seed("zh"))
-    fix = {"id": "fix", "userId": "u-seed", "sessionId": "s2", "role": "user",
-           "content": "更正：我的预算现在是 1000 以内", "timestamp": "2026-11-30T12:00:00+08:00"}
+    fix = {
+        "id": "fix",
+        "userId": "u-seed",
+        "sessionId": "s2",
+        "role": "user",
+        "content": "更正：我的预算现在是 1000 以内",
+        "timestamp": "2026-11-30T12:00:00+08:00",
+    }
     await gql(client, ADD, m=[fix])
     preview = (await gql(client, IMPACT, id="fix"))["data"]["deletionImpact"]
     assert len(preview["restoredFacts"]) == 1
@@ -105,9 +118,12 @@ async def test_forget_user_leaves_nothing(client: httpx.AsyncClient, memory: Mem
     assert res["counts"]["Fact"] > 0 and res["counts"]["Summary"] > 0
     rows = await memory.db.rows("MATCH (n) WHERE n.user_id = 'u-seed' RETURN count(n) AS n")
     assert rows[0]["n"] == 0
-    mem = await gql(client, """query { memory(userId: "u-seed", query: "跑鞋") {
+    mem = await gql(
+        client,
+        """query { memory(userId: "u-seed", query: "跑鞋") {
         formattedContext shortTermContext { id } midTermContext { id }
-        longTermUserContext { id } } }""")
+        longTermUserContext { id } } }""",
+    )
     m = mem["data"]["memory"]
     assert m["formattedContext"] == "" and m["midTermContext"] == []
     assert m["shortTermContext"] == [] and m["longTermUserContext"] == []

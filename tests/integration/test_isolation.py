@@ -13,23 +13,32 @@ from tests.integration.helpers import ADD, A, B, gql, seed
 
 async def seeded(client: httpx.AsyncClient) -> dict[str, str]:
     await gql(client, ADD, m=seed("zh"))
-    t = await gql(client, """query { topics(userId: "u-seed") { id summaries { id
-        sourceFacts { id } } } }""")
+    t = await gql(
+        client,
+        """query { topics(userId: "u-seed") { id summaries { id
+        sourceFacts { id } } } }""",
+    )
     topic = t["data"]["topics"][0]
-    return {"summary": topic["summaries"][0]["id"],
-            "fact": topic["summaries"][0]["sourceFacts"][0]["id"], "message": "m1"}
+    return {
+        "summary": topic["summaries"][0]["id"],
+        "fact": topic["summaries"][0]["sourceFacts"][0]["id"],
+        "message": "m1",
+    }
 
 
 QUERIES: list[tuple[str, str]] = [
-    ("memory", 'query { memory(userId: "u-seed", query: "跑鞋") { formattedContext '
-               'midTermContext { id } shortTermContext { id } longTermUserContext { id } } }'),
+    (
+        "memory",
+        'query { memory(userId: "u-seed", query: "跑鞋") { formattedContext '
+        "midTermContext { id } shortTermContext { id } longTermUserContext { id } } }",
+    ),
     ("topics", 'query { topics(userId: "u-seed") { id } }'),
     ("facts", 'query { facts(userId: "u-seed", includeInactive: true) { id } }'),
     ("fact", 'query { fact(id: "{fact}") { id } }'),
     ("summary", 'query { summary(id: "{summary}") { id } }'),
     ("message", 'query { message(id: "{message}") { id } }'),
     ("trace", 'query { trace(id: "{summary}") { nodes { id } } }'),
-    ("auditLog", 'query { auditLog { id } }'),
+    ("auditLog", "query { auditLog { id } }"),
 ]
 MUTATIONS: list[tuple[str, str]] = [
     ("setMemoryStatus", 'mutation { setMemoryStatus(id: "{summary}", status: "archived") { id } }'),
@@ -57,8 +66,14 @@ def empty(data: Any) -> bool:
 
 
 async def snapshot(client: httpx.AsyncClient, ids: dict[str, str]) -> Any:
-    r = await gql(client, fill("""query { summary(id: "{summary}") { memoryStatus
-        retrievalBoost validity } facts(userId: "u-seed") { id } }""", ids))
+    r = await gql(
+        client,
+        fill(
+            """query { summary(id: "{summary}") { memoryStatus
+        retrievalBoost validity } facts(userId: "u-seed") { id } }""",
+            ids,
+        ),
+    )
     return r["data"]
 
 
@@ -84,8 +99,9 @@ async def test_other_tenant_sees_and_changes_nothing(
     assert await snapshot(client, ids) == before, f"{name} changed tenant A's data"
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong"},
-                                     {"Authorization": "Basic a2V5LWE="}])
+@pytest.mark.parametrize(
+    "headers", [{}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic a2V5LWE="}]
+)
 @pytest.mark.parametrize(("name", "doc"), QUERIES + MUTATIONS)
 async def test_missing_or_wrong_key_is_401(
     client: httpx.AsyncClient, headers: dict[str, str], name: str, doc: str

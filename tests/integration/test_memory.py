@@ -18,8 +18,14 @@ TOPICS = """query($u: String!) { topics(userId: $u) { name summaries(includeInac
 
 
 def chat(mid: str, user: str, text: str, ts: str = "2026-11-30T09:00:00+00:00") -> dict[str, Any]:
-    return {"id": mid, "userId": user, "sessionId": "s1", "role": "user", "content": text,
-            "timestamp": ts}
+    return {
+        "id": mid,
+        "userId": user,
+        "sessionId": "s1",
+        "role": "user",
+        "content": text,
+        "timestamp": ts,
+    }
 
 
 async def counts(memory: Memory) -> tuple[int, int]:
@@ -30,9 +36,19 @@ async def counts(memory: Memory) -> tuple[int, int]:
 
 async def test_meeting_sentence_gives_three_whole_facts(client: httpx.AsyncClient) -> None:
     cases = [
-        ("zh", "欧洲团队默认 Berlin，美洲团队默认 Toronto，但周五不要安排会议", "Berlin", "Toronto"),
-        ("en", "The Europe team defaults to Berlin, the Americas team defaults to Toronto, "
-               "but don't schedule meetings on Fridays", "Berlin", "Toronto"),
+        (
+            "zh",
+            "欧洲团队默认 Berlin，美洲团队默认 Toronto，但周五不要安排会议",
+            "Berlin",
+            "Toronto",
+        ),
+        (
+            "en",
+            "The Europe team defaults to Berlin, the Americas team defaults to Toronto, "
+            "but don't schedule meetings on Fridays",
+            "Berlin",
+            "Toronto",
+        ),
     ]
     for lang, text, city1, city2 in cases:
         user = f"u-meet-{lang}"
@@ -47,8 +63,12 @@ async def test_meeting_sentence_gives_three_whole_facts(client: httpx.AsyncClien
 
 
 async def test_greetings_and_thanks_give_no_facts(client: httpx.AsyncClient) -> None:
-    msgs = [chat("g1", "u-hi", "你好！"), chat("g2", "u-hi", "谢谢你"),
-            chat("g3", "u-hi", "Hi there!"), chat("g4", "u-hi", "Thanks a lot, bye")]
+    msgs = [
+        chat("g1", "u-hi", "你好！"),
+        chat("g2", "u-hi", "谢谢你"),
+        chat("g3", "u-hi", "Hi there!"),
+        chat("g4", "u-hi", "Thanks a lot, bye"),
+    ]
     r = await gql(client, ADD, m=msgs)
     assert r["data"]["addMessages"]["processed"] == 4
     assert (await gql(client, FACTS, u="u-hi", all=True))["data"]["facts"] == []
@@ -103,14 +123,22 @@ async def test_decay_deprioritizes_old_shopping_but_not_identity(
     client: httpx.AsyncClient, memory: Memory
 ) -> None:
     await gql(client, ADD, m=seed("zh"))
-    await gql(client, ADD, m=[chat("id1", "u-seed", "我是一名软件工程师，住在上海",
-                                   "2026-11-30T10:30:00+08:00")])
-    r = await gql(client, """mutation($now: DateTime) { runMaintenance(now: $now) {
-        examined deprioritized archived } }""", now="2027-02-15T00:00:00+00:00")
+    await gql(
+        client,
+        ADD,
+        m=[chat("id1", "u-seed", "我是一名软件工程师，住在上海", "2026-11-30T10:30:00+08:00")],
+    )
+    r = await gql(
+        client,
+        """mutation($now: DateTime) { runMaintenance(now: $now) {
+        examined deprioritized archived } }""",
+        now="2027-02-15T00:00:00+00:00",
+    )
     assert r["data"]["runMaintenance"]["examined"] >= 2
     rows = await memory.db.rows(
         "MATCH (s:Summary {user_id: 'u-seed', validity: 'active'}) "
-        "RETURN s.kind AS kind, s.memory_status AS status")
+        "RETURN s.kind AS kind, s.memory_status AS status"
+    )
     status = {r["kind"]: r["status"] for r in rows}
     assert status["shopping_intent"] in ("deprioritized", "archived")
     assert status["identity"] == "active"
@@ -120,18 +148,31 @@ async def test_manual_status_and_boost(client: httpx.AsyncClient) -> None:
     await gql(client, ADD, m=seed("zh"))
     topics = (await gql(client, TOPICS, u="u-seed"))["data"]["topics"]
     sid = next(s["id"] for t in topics for s in t["summaries"] if s["validity"] == "active")
-    r = await gql(client, """mutation($id: ID!) { boostSummary(id: $id, boost: 2.5) {
-        retrievalBoost } }""", id=sid)
+    r = await gql(
+        client,
+        """mutation($id: ID!) { boostSummary(id: $id, boost: 2.5) {
+        retrievalBoost } }""",
+        id=sid,
+    )
     assert r["data"]["boostSummary"]["retrievalBoost"] == 2.5
-    r = await gql(client, """mutation($id: ID!) { setMemoryStatus(id: $id, status: "archived") {
-        memoryStatus } }""", id=sid)
+    r = await gql(
+        client,
+        """mutation($id: ID!) { setMemoryStatus(id: $id, status: "archived") {
+        memoryStatus } }""",
+        id=sid,
+    )
     assert r["data"]["setMemoryStatus"]["memoryStatus"] == "archived"
-    mem = await gql(client, """query { memory(userId: "u-seed", query: "跑鞋推荐") {
-        midTermContext { id } } }""")
+    mem = await gql(
+        client,
+        """query { memory(userId: "u-seed", query: "跑鞋推荐") {
+        midTermContext { id } } }""",
+    )
     assert sid not in {i["id"] for i in mem["data"]["memory"]["midTermContext"]}
-    bad = await gql(client, """mutation($id: ID!) { setMemoryStatus(id: $id, status: "gone") {
-        id } }""", id=sid)
+    bad = await gql(
+        client,
+        """mutation($id: ID!) { setMemoryStatus(id: $id, status: "gone") {
+        id } }""",
+        id=sid,
+    )
     assert bad["errors"][0]["extensions"]["code"] == "BAD_INPUT"
     assert "status" in bad["errors"][0]["message"]
-
-

@@ -7,20 +7,23 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.integration.helpers import ADD, B, gql
 from graph.schema import apply_schema, declared_names
 from gumem.service import Memory
 from gumem.settings import Settings
-
+from tests.integration.helpers import ADD, B, gql
 
 
 def msg(i: int, **kw: Any) -> dict[str, Any]:
-    base = {"id": f"m{i}", "userId": "u1", "sessionId": "s1", "role": "user",
-            "content": f"hello number {i}", "timestamp": "2026-11-30T10:00:00+08:00"}
+    base = {
+        "id": f"m{i}",
+        "userId": "u1",
+        "sessionId": "s1",
+        "role": "user",
+        "content": f"hello number {i}",
+        "timestamp": "2026-11-30T10:00:00+08:00",
+    }
     base.update(kw)
     return base
-
-
 
 
 async def test_server_is_neo4j_5_26(memory: Memory) -> None:
@@ -49,20 +52,27 @@ async def test_add_messages_and_read_back(client: httpx.AsyncClient) -> None:
     again = await gql(client, ADD, m=[msg(1), msg(3)])
     assert again["data"]["addMessages"]["duplicates"] == ["m1"]
     assert again["data"]["addMessages"]["accepted"] == ["m3"]
-    r = await gql(client, "query { message(id: \"m2\") { id content metadata role } }")
-    assert r["data"]["message"] == {"id": "m2", "content": "hello number 2",
-                                    "metadata": {"device": "ios"}, "role": "user"}
+    r = await gql(client, 'query { message(id: "m2") { id content metadata role } }')
+    assert r["data"]["message"] == {
+        "id": "m2",
+        "content": "hello number 2",
+        "metadata": {"device": "ios"},
+        "role": "user",
+    }
 
 
-@pytest.mark.parametrize(("bad", "field"), [
-    ({"role": "robot"}, "role"),
-    ({"timestamp": "yesterday"}, "timestamp"),
-    ({"timestamp": "2026-11-30T10:00:00"}, "timestamp"),
-    ({"content": "x" * 20_001}, "content"),
-    ({"metadata": [1, 2]}, "metadata"),
-    ({"metadata": "not json"}, "metadata"),
-    ({"id": ""}, "id"),
-])
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        ({"role": "robot"}, "role"),
+        ({"timestamp": "yesterday"}, "timestamp"),
+        ({"timestamp": "2026-11-30T10:00:00"}, "timestamp"),
+        ({"content": "x" * 20_001}, "content"),
+        ({"metadata": [1, 2]}, "metadata"),
+        ({"metadata": "not json"}, "metadata"),
+        ({"id": ""}, "id"),
+    ],
+)
 async def test_bad_item_rejects_whole_batch(
     client: httpx.AsyncClient, memory: Memory, bad: dict[str, Any], field: str
 ) -> None:
@@ -88,7 +98,7 @@ async def test_missing_field_is_a_graphql_error(client: httpx.AsyncClient) -> No
 
 async def test_auth_and_tenant_isolation(client: httpx.AsyncClient) -> None:
     await gql(client, ADD, m=[msg(1)])
-    q = "query { message(id: \"m1\") { id } }"
+    q = 'query { message(id: "m1") { id } }'
     assert (await gql(client, q))["data"]["message"] == {"id": "m1"}
     assert (await gql(client, q, headers=B))["data"]["message"] is None
     for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": "key-a"}):

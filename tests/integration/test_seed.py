@@ -51,13 +51,24 @@ EXPECTED: dict[str, list[tuple[str, tuple[str, ...], set[str], bool]]] = {
 }
 SUMMARY_WORDS = {
     "zh": ["慢跑鞋", "公园", "5 公里", "缓震", "浅色", "800", "42", "大概率", "碳板"],
-    "en": ["jogging shoes", "park", "5 km", "cushioned", "light", "800", "42", "most likely",
-           "carbon"],
+    "en": [
+        "jogging shoes",
+        "park",
+        "5 km",
+        "cushioned",
+        "light",
+        "800",
+        "42",
+        "most likely",
+        "carbon",
+    ],
 }
 RECALL = {
     "zh": ("昨天看的鞋还有推荐吗？", ["800", "42", "浅色", "缓震", "碳板"]),
-    "en": ("Any more recommendations for the shoes I looked at yesterday?",
-           ["800", "42", "light", "cushioned", "carbon"]),
+    "en": (
+        "Any more recommendations for the shoes I looked at yesterday?",
+        ["800", "42", "light", "cushioned", "carbon"],
+    ),
 }
 
 
@@ -78,10 +89,11 @@ async def test_seed_facts_carry_the_seven_facts(client: httpx.AsyncClient, lang:
     user = await ingest(client, lang)
     facts = (await gql(client, FACTS, u=user))["data"]["facts"]
     for what, words, sources, explicit in EXPECTED[lang]:
-        hits = [f for f in find(facts, words)
-                if sources <= {m["id"] for m in f["sourceMessages"]}]
+        hits = [f for f in find(facts, words) if sources <= {m["id"] for m in f["sourceMessages"]}]
         assert hits, f"{what}: no fact with {words} sourced from {sources}: {facts}"
-        assert any(f["explicit"] is explicit for f in hits), f"{what}: explicit should be {explicit}"
+        assert any(f["explicit"] is explicit for f in hits), (
+            f"{what}: explicit should be {explicit}"
+        )
         if not explicit:
             assert all(f["confidence"] < 1 for f in hits if not f["explicit"])
     carbon = find(facts, EXPECTED[lang][-1][1])

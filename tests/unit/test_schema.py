@@ -14,7 +14,8 @@ CONTRACT = {
 def test_schema_file_matches_code() -> None:
     committed = (ROOT / "schema.graphql").read_text().strip()
     assert build_schema(Settings()).as_str().strip() == committed, (
-        "schema drifted: run `make schema` and review the diff")
+        "schema drifted: run `make schema` and review the diff"
+    )
 
 
 def test_contract_names_present() -> None:
@@ -22,8 +23,19 @@ def test_contract_names_present() -> None:
     for names in CONTRACT.values():
         for name in names:
             assert f"  {name}(" in sdl or f"  {name}:" in sdl, name
-    for field in ("shortTermContext", "midTermContext", "longTermUserContext",
-                  "formattedContext", "sourceFacts", "sourceMessages", "memoryStatus",
-                  "retrievalBoost", "decayFactor", "eventStart", "eventEnd", "anchors",
-                  "evidence"):
+    for field in (
+        "shortTermContext",
+        "midTermContext",
+        "longTermUserContext",
+        "formattedContext",
+        "sourceFacts",
+        "sourceMessages",
+        "memoryStatus",
+        "retrievalBoost",
+        "decayFactor",
+        "eventStart",
+        "eventEnd",
+        "anchors",
+        "evidence",
+    ):
         assert field in sdl, field

@@ -1,0 +1,322 @@
+"""LoCoMo evidence retrieval: GUMem recall vs BM25 and dense retrieval over the raw turns.
+
+Each conversation becomes one user's memory (user id = sample_id, one session per LoCoMo
+session, role "user", metadata {"speaker": name}, turns a minute apart from the session's
+date time). Each question is a recall with now = one minute after the last turn.
+
+Rank budget: a system's ranked items are expanded into their distinct source messages in
+rank order (a Summary through its Facts' sources) and the first k messages are kept, so
+GUMem and the baselines are scored on the same budget of k turns.
+Evidence recall@k = share of a question's evidence dia_ids among those k messages; ids
+are parsed with D<n>:<n> (so "D8:6; D9:17" gives two), ids not in the conversation are
+counted and left out; questions with no usable evidence are counted and skipped.
+Tokens of formattedContext: whitespace-separated words + one per CJK character.
+
+The data is CC BY-NC 4.0: it is read from where it lies, never copied into the project.
+Usage: python -m bench.locomo --data ../shared/data/locomo/locomo-dev.json --out out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import time
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from bench.common import (
+    RESULTS,
+    Neo4jHandle,
+    add_neo4j_args,
+    log,
+    machine,
+    neo4j,
+    settings_for,
+    table,
+    write_json,
+)
+from graph import reads
+from gumem.runtime import Runtime
+from gumem.service import Memory
+from gumem.settings import ROOT
+
+KS = (5, 10, 20)
+DIA = re.compile(r"D(\d+):(\d+)")
+CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+
+
+def tokens(text: str) -> int:
+    """Whitespace words plus one token per CJK character."""
+    return len(CJK.findall(text)) + len(CJK.sub(" ", text).split())
+
+
+def session_time(raw: str | None, fallback: datetime) -> datetime:
+    """'1:56 pm on 8 May, 2023' (UTC); the fallback when missing or unparsable."""
+    if raw:
+        for f in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y"):
+            try:
+                return datetime.strptime(raw.strip(), f).replace(tzinfo=UTC)
+            except ValueError:
+                pass
+    return fallback
+
+
+def turn_text(t: dict[str, Any]) -> str:
+    text = str(t.get("text") or "").strip()
+    if t.get("blip_caption"):
+        text = f"{text} [shares an image: {t['blip_caption']}]".strip()
+    return text or "(empty)"
+
+
+def load_conversation(conv: dict[str, Any]) -> tuple[str, list[dict[str, Any]], datetime]:
+    """(user id, messages in add_messages shape, 'now' after the last turn)."""
+    cid = str(conv["sample_id"])
+    c = conv["conversation"]
+    nums = sorted(int(m.group(1)) for k in c if (m := re.fullmatch(r"session_(\d+)", k)))
+    msgs: list[dict[str, Any]] = []
+    last = datetime(2023, 1, 1, tzinfo=UTC)
+    for n in nums:
+        start = session_time(c.get(f"session_{n}_date_time"), last + timedelta(days=1))
+        for i, t in enumerate(c[f"session_{n}"] or []):
+            ts = start + timedelta(minutes=i)
+            msgs.append({
+                "id": f"{cid}:{t['dia_id']}", "userId": cid, "sessionId": f"{cid}:S{n}",
+                "role": "user", "content": turn_text(t), "timestamp": ts.isoformat(),
+                "eventType": "message", "page": "chat",
+                "metadata": {"speaker": t.get("speaker")}})
+            last = max(last, ts)
+    return cid, msgs, last + timedelta(minutes=1)
+
+
+def evidence(q: dict[str, Any], cid: str, known: set[str]) -> tuple[list[str], int, int]:
+    """(usable message ids, malformed-but-split count, unknown id count)."""
+    ids: list[str] = []
+    malformed = unknown = 0
+    for raw in q.get("evidence") or []:
+        found = DIA.findall(str(raw))
+        if len(found) != 1 or not re.fullmatch(r"\s*D\d+:\d+\s*", str(raw)):
+            malformed += 1
+        for s, t in found:
+            mid = f"{cid}:D{int(s)}:{int(t)}"
+            if mid in known:
+                if mid not in ids:
+                    ids.append(mid)
+            else:
+                unknown += 1
+    return ids, malformed, unknown
+
+
+def first_k(ranked: list[str], k: int) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for m in ranked:
+        if m not in seen:
+            seen.add(m)
+            out.append(m)
+            if len(out) == k:
+                break
+    return out
+
+
+async def gumem_messages(memory: Memory, tenant: str, user: str, question: str,
+                         now: datetime, k: int) -> tuple[list[str], int]:
+    """GUMem's ranked source messages (mid-term, then long-term items) and context tokens."""
+    r = await memory.recall(tenant, user, question, now=now, limit=k)
+    items = list(r.mid_term) + list(r.long_term)
+    fids = sorted({f for it in items if it.kind == "summary" for f in it.source_fact_ids})
+    facts = await reads.facts(memory.db, tenant, fids) if fids else {}
+    ranked: list[str] = []
+    for it in items:
+        if it.kind == "summary":
+            for f in it.source_fact_ids:
+                ranked += [s["message_id"] for s in (facts.get(f) or {}).get("sources", [])]
+        else:
+            ranked += it.source_message_ids
+    return first_k(ranked, k), tokens(r.formatted)
+
+
+class Dense:
+    def __init__(self, memory: Memory, ids: list[str], texts: list[str]) -> None:
+        self.emb = memory.pipeline.models.embedder
+        self.ids = ids
+        self.m = np.asarray(self.emb.embed_passages(texts), dtype=np.float32)
+
+    def search(self, q: str, k: int) -> list[str]:
+        v = np.asarray(self.emb.embed_queries([q])[0], dtype=np.float32)
+        order = np.argsort(-(self.m @ v), kind="stable")[:k]
+        return [self.ids[i] for i in order]
+
+
+class Bm25:
+    def __init__(self, ids: list[str], texts: list[str]) -> None:
+        import bm25s
+
+        self.bm25s = bm25s
+        self.ids = ids
+        self.r = bm25s.BM25()
+        self.r.index(bm25s.tokenize(texts, stopwords="en", show_progress=False),
+                     show_progress=False)
+
+    def search(self, q: str, k: int) -> list[str]:
+        toks = self.bm25s.tokenize([q], stopwords="en", show_progress=False)
+        if not toks.vocab:  # nothing left after stop words
+            return []
+        docs, _scores = self.r.retrieve(toks, k=min(k, len(self.ids)), show_progress=False)
+        return [self.ids[int(i)] for i in docs[0]]
+
+
+def score(found: list[str], gold: list[str]) -> float:
+    return len(set(found) & set(gold)) / len(gold)
+
+
+async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
+    data = json.loads(Path(args.data).read_text(encoding="utf-8"))
+    if args.conversations:
+        data = data[: args.conversations]
+    rt = Runtime(settings_for(h, process_mode="sync"))
+    memory = await rt.start()
+    tenant = args.tenant
+    per_q: list[dict[str, Any]] = []
+    counts = {"malformed_evidence": 0, "unknown_evidence": 0, "no_evidence": 0, "turns": 0}
+    t_ingest = t_recall = 0.0
+    try:
+        for conv in data:
+            cid, msgs, now = load_conversation(conv)
+            counts["turns"] += len(msgs)
+            t0 = time.perf_counter()
+            for i in tqdm(range(0, len(msgs), args.batch), desc=f"ingest {cid}", unit="batch",
+                          leave=False):
+                await memory.add_messages(tenant, msgs[i:i + args.batch])
+            dt = time.perf_counter() - t0
+            t_ingest += dt
+            log(f"{cid}: {len(msgs)} turns ingested in {dt:.1f}s")
+            ids = [m["id"] for m in msgs]
+            texts = [m["content"] for m in msgs]
+            known = set(ids)
+            dense, bm25 = Dense(memory, ids, texts), Bm25(ids, texts)
+            t0 = time.perf_counter()
+            for q in tqdm(conv.get("qa") or [], desc=f"recall {cid}", unit="q", leave=False):
+                gold, mal, unk = evidence(q, cid, known)
+                counts["malformed_evidence"] += mal
+                counts["unknown_evidence"] += unk
+                if not gold:
+                    counts["no_evidence"] += 1
+                    continue
+                question = str(q.get("question") or "").strip() or "?"
+                row: dict[str, Any] = {"conv": cid, "category": str(q.get("category")),
+                                       "evidence": len(gold)}
+                for k in KS:
+                    g, tok = await gumem_messages(memory, tenant, cid, question, now, k)
+                    row[f"gumem@{k}"] = score(g, gold)
+                    row[f"gumem_tokens@{k}"] = tok
+                    row[f"gumem_msgs@{k}"] = len(g)
+                    row[f"bm25@{k}"] = score(bm25.search(question, k), gold)
+                    row[f"dense@{k}"] = score(dense.search(question, k), gold)
+                per_q.append(row)
+            t_recall += time.perf_counter() - t0
+    finally:
+        await rt.close()
+    return summarise(per_q, counts, len(data), t_ingest, t_recall)
+
+
+def _metrics(rows: list[dict[str, Any]], sys_: str) -> dict[str, Any]:
+    if not rows:
+        return {}
+    out: dict[str, Any] = {f"recall@{k}": float(np.mean([r[f"{sys_}@{k}"] for r in rows]))
+                           for k in KS}
+    out["all_found@10"] = float(np.mean([r[f"{sys_}@10"] == 1.0 for r in rows]))
+    out["questions"] = len(rows)
+    return out
+
+
+def summarise(per_q: list[dict[str, Any]], counts: dict[str, int], n_conv: int,
+              t_ingest: float, t_recall: float) -> dict[str, Any]:
+    scored = [r for r in per_q if r["category"] != "5"]
+    adversarial = [r for r in per_q if r["category"] == "5"]
+    systems: dict[str, Any] = {}
+    for s in ("gumem", "bm25", "dense"):
+        m = _metrics(scored, s)
+        cats: dict[str, Any] = defaultdict(dict)
+        for c in sorted({r["category"] for r in per_q}):
+            cats[c] = _metrics([r for r in per_q if r["category"] == c], s)
+        m["by_category"] = dict(cats)
+        m["adversarial_5"] = _metrics(adversarial, s)
+        systems[s] = m
+    g = systems["gumem"]
+    for k in KS:
+        g[f"mean_tokens_formatted@{k}"] = (float(np.mean([r[f"gumem_tokens@{k}"] for r in scored]))
+                                           if scored else None)
+        g[f"mean_messages@{k}"] = (float(np.mean([r[f"gumem_msgs@{k}"] for r in scored]))
+                                   if scored else None)
+    return {
+        "benchmark": "locomo-evidence-recall", "machine": machine(),
+        "systems": systems, "questions": len(per_q), "questions_scored_cat1_4": len(scored),
+        "questions_adversarial_5": len(adversarial), "conversations": n_conv, **counts,
+        "ingest_seconds": t_ingest, "recall_seconds": t_recall,
+        "notes": {
+            "rank_budget": "ranked items expanded into distinct source messages in rank "
+                           "order; first k messages kept (same k-turn budget for all systems)",
+            "overall": "overall metrics are over categories 1-4; category 5 (adversarial) "
+                       "is reported apart",
+            "tokens": "formattedContext tokens = whitespace words + 1 per CJK character",
+            "gumem_items": "mid-term then long-term items of recall(limit=k); short-term "
+                           "(recent turns, not query-ranked) left out",
+            "evidence": "ids parsed with D<n>:<n>; unknown ids left out; questions without "
+                        "usable evidence skipped",
+        },
+    }
+
+
+def report(res: dict[str, Any]) -> str:
+    s = res["systems"]
+    names = ("gumem", "bm25", "dense")
+    rows = [[m] + [s[n].get(m) for n in names]
+            for m in ("recall@5", "recall@10", "recall@20", "all_found@10")]
+    cats = sorted(s["gumem"]["by_category"])
+    for c in cats:
+        rows.append([f"cat {c} recall@10 (n={s['gumem']['by_category'][c].get('questions')})"]
+                    + [s[n]["by_category"].get(c, {}).get("recall@10") for n in names])
+    out = [table(["metric (cats 1-4 unless noted)", *names], rows,
+                 f"LoCoMo evidence recall: {res['conversations']} conversations, "
+                 f"{res['questions']} questions ({res['questions_scored_cat1_4']} in cats 1-4), "
+                 f"{res['turns']} turns")]
+    g = s["gumem"]
+    out.append("rank budget: items expanded into distinct source messages in rank order, "
+               "first k messages kept (same k-turn budget for every system)")
+    out.append("mean formattedContext tokens (whitespace words + CJK chars): " + ", ".join(
+        f"@{k}: {g[f'mean_tokens_formatted@{k}']:.0f}" for k in KS
+        if g.get(f"mean_tokens_formatted@{k}") is not None))
+    out.append(f"evidence: {res['malformed_evidence']} malformed ids split, "
+               f"{res['unknown_evidence']} unknown ids left out, {res['no_evidence']} "
+               f"questions without evidence skipped; ingest {res['ingest_seconds']:.0f}s "
+               f"({res['turns'] / max(res['ingest_seconds'], 1e-9):.1f} turns/s), "
+               f"recall loop {res['recall_seconds']:.0f}s")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_neo4j_args(p)
+    p.add_argument("--data", default=str(DEFAULT_DATA))
+    p.add_argument("--out", default=str(RESULTS / "locomo.json"))
+    p.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
+    p.add_argument("--batch", type=int, default=1000)
+    p.add_argument("--tenant", default="bench-locomo")
+    args = p.parse_args(argv)
+    with neo4j(args) as h:
+        res = asyncio.run(run(args, h))
+    print(report(res))
+    write_json(Path(args.out), res)
+    return res
+
+
+if __name__ == "__main__":
+    main()
