@@ -79,7 +79,7 @@ class GumemGraphQL(GraphQL[Context, None]):
     ) -> GraphQLHTTPResponse:
         data: GraphQLHTTPResponse = {"data": result.data}
         if result.errors:
-            data["errors"] = [format_error(e) for e in result.errors]  # type: ignore[typeddict-item]
+            data["errors"] = [format_error(e) for e in result.errors]
         return data
 
 
@@ -93,6 +93,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if owned:
             await rt.start()
+            rt.start_worker()
         try:
             yield
         finally:

@@ -42,6 +42,8 @@ def add_neo4j_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--neo4j-password", default=PASSWORD)
     p.add_argument("--neo4j-home", type=Path, default=NEO4J_HOME)
     p.add_argument("--keep-neo4j", action="store_true", help="leave the private Neo4j running")
+    p.add_argument("--bolt-port", type=int, default=BOLT_PORT)
+    p.add_argument("--http-port", type=int, default=HTTP_PORT)
 
 
 @contextlib.contextmanager
@@ -53,11 +55,13 @@ def neo4j(args: argparse.Namespace, fresh: bool = True) -> Iterator[Neo4jHandle]
     from gumem import neo4j_dev
 
     home: Path = args.neo4j_home
+    if {args.bolt_port, args.http_port} & FORBIDDEN_PORTS:
+        raise SystemExit(f"ports {sorted(FORBIDDEN_PORTS)} belong to others")
     neo4j_dev.stop(home)
     if fresh:
         shutil.rmtree(home, ignore_errors=True)
     t0 = time.perf_counter()
-    server = neo4j_dev.start(home, BOLT_PORT, HTTP_PORT, PASSWORD, timeout_s=240,
+    server = neo4j_dev.start(home, args.bolt_port, args.http_port, PASSWORD, timeout_s=240,
                              heap="1g", extra_conf={"server.memory.pagecache.size": "1g",
                                          # frequent checkpoints: store sizes stay current
                                          "db.checkpoint.interval.time": "3s",

@@ -82,9 +82,10 @@ def load_conversation(conv: dict[str, Any]) -> tuple[str, list[dict[str, Any]], 
     c = conv["conversation"]
     nums = sorted(int(m.group(1)) for k in c if (m := re.fullmatch(r"session_(\d+)", k)))
     msgs: list[dict[str, Any]] = []
-    last = datetime(2023, 1, 1, tzinfo=UTC)
+    last: datetime | None = None
     for n in nums:
-        start = session_time(c.get(f"session_{n}_date_time"), last + timedelta(days=1))
+        fallback = last + timedelta(days=1) if last else datetime(2023, 1, 1, tzinfo=UTC)
+        start = session_time(c.get(f"session_{n}_date_time"), fallback)
         for i, t in enumerate(c[f"session_{n}"] or []):
             ts = start + timedelta(minutes=i)
             msgs.append({
@@ -92,8 +93,8 @@ def load_conversation(conv: dict[str, Any]) -> tuple[str, list[dict[str, Any]], 
                 "role": "user", "content": turn_text(t), "timestamp": ts.isoformat(),
                 "eventType": "message", "page": "chat",
                 "metadata": {"speaker": t.get("speaker")}})
-            last = max(last, ts)
-    return cid, msgs, last + timedelta(minutes=1)
+            last = ts if last is None else max(last, ts)
+    return cid, msgs, (last or datetime(2023, 1, 1, tzinfo=UTC)) + timedelta(minutes=1)
 
 
 def evidence(q: dict[str, Any], cid: str, known: set[str]) -> tuple[list[str], int, int]:

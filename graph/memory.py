@@ -271,3 +271,21 @@ async def write_consolidation(
         await tx_rows(tx, query("topic_counts"), **scope)
 
     await db.write(work)
+
+
+async def pending_users(db: Database, limit: int = 100) -> list[tuple[str, str]]:
+    rows = await db.rows(query("pending_users"), limit=limit)
+    return [(r["tenant"], r["user_id"]) for r in rows]
+
+
+async def mark_failed(db: Database, tenant: str, message_ids: list[str], reason: str) -> None:
+    async def work(tx: AsyncManagedTransaction) -> None:
+        await tx_rows(
+            tx,
+            query("mark_failed"),
+            reason=reason,
+            now=datetime.now(UTC),
+            uids=[message_uid(tenant, i) for i in message_ids],
+        )
+
+    await db.write(work)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import secrets
@@ -105,6 +106,50 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
+    """Process pending Messages (for GUMEM_PROCESS_MODE=async or large imports)."""
+    from gumem.runtime import Runtime
+
+    async def run() -> int:
+        ensure_neo4j(settings)
+        rt = Runtime(settings)
+        memory = await rt.start()
+        try:
+            if memory.pipeline is None:
+                return 1
+            if args.once:
+                done = await memory.pipeline.process_pending(limit=10_000)
+                print(f"processed {done} messages")
+                return 0
+            rt.start_worker()
+            await asyncio.Event().wait()  # until interrupted
+            return 0
+        finally:
+            await rt.close()
+
+    try:
+        return asyncio.run(run())
+    except KeyboardInterrupt:
+        return 0
+
+
+def cmd_maintain(args: argparse.Namespace, settings: Settings) -> int:
+    """Decay: recompute weights and move memory_status for one tenant."""
+    from gumem.runtime import Runtime
+
+    async def run() -> dict[str, int]:
+        ensure_neo4j(settings)
+        rt = Runtime(settings)
+        memory = await rt.start()
+        try:
+            return await memory.run_maintenance(args.tenant)
+        finally:
+            await rt.close()
+
+    _print(asyncio.run(run()), args.json)
+    return 0
+
+
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from gumem.client import Client
 
@@ -160,6 +205,13 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_models)
     p = sub.add_parser("serve", help="serve GraphQL on GUMEM_HOST:GUMEM_PORT")
     p.set_defaults(func=cmd_serve)
+    p = sub.add_parser("worker", help="process pending messages in the background")
+    p.add_argument("--once", action="store_true", help="drain the queue once and exit")
+    p.set_defaults(func=cmd_worker)
+    p = sub.add_parser("maintain", help="run decay maintenance for a tenant")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_maintain)
     p = sub.add_parser("ingest", help="send a JSONL file of MessageInput objects")
     p.add_argument("file")
     p.add_argument("--batch", type=int, default=500)

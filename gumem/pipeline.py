@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from extract.topics import TopicChoice, assign_topics, topic_embedding_text
 from extract.types import Extraction, FactDraft, FactRecord, MessageRecord, Rejection
 from graph import memory as gm
 from graph.db import Database
+from gumem.errors import StorageUnavailable
 from gumem.models import Models
 from gumem.settings import Settings
 
@@ -53,37 +55,67 @@ class Pipeline:
             total += (await self.process_user(tenant, user_id)).messages
         return total
 
+    async def process_pending(self, limit: int = 100) -> int:
+        """Process every user with pending Messages (crash recovery, async mode)."""
+        total = 0
+        for tenant, user_id in await gm.pending_users(self.db, limit):
+            total += (await self.process_user(tenant, user_id)).messages
+        return total
+
+    async def run_worker(self, stop: asyncio.Event, interval_s: float = 1.0) -> None:
+        """Drain pending Messages until `stop` is set; storage outages only pause it."""
+        while not stop.is_set():
+            try:
+                done = await self.process_pending()
+            except StorageUnavailable:
+                done = 0
+            if not done:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), interval_s)
+
     async def process_user(self, tenant: str, user_id: str) -> Report:
         async with self._locks[(tenant, user_id)]:
-            report = Report()
             pending = await gm.pending_messages(self.db, tenant, user_id)
             if not pending:
-                return report
-            extraction = await self._extract(tenant, user_id, pending)
-            report.rejections = list(extraction.rejections)
-            drafts = {fact_id(tenant, user_id, d): d for d in extraction.facts}
-            known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
-            chat = [m for m in pending if m.event_type == "message"]
-            msg_vec, emb = await asyncio.to_thread(
-                self._embed, chat, {f: d for f, d in drafts.items() if f not in known}
-            )
-            new = [gm.NewFact(fid, d, emb.get(fid)) for fid, d in drafts.items()]
-            processed = {m.message_id: msg_vec.get(m.message_id) for m in pending}
-            superseded = await gm.write_facts(self.db, tenant, user_id, new, processed)
-            report.messages, report.facts, report.superseded = (
-                len(pending),
-                len(new),
-                len(superseded),
-            )
-            s, r = await self._consolidate(tenant, user_id)
-            report.summaries, report.retired = s, r
-            log.info(
-                "user processed: %d messages, %d facts, %d summaries",
-                report.messages,
-                report.facts,
-                report.summaries,
-            )
-            return report
+                return Report()
+            try:
+                return await self._process(tenant, user_id, pending)
+            except StorageUnavailable:
+                raise  # nothing was written; the Messages stay pending for a retry
+            except Exception as exc:
+                log.exception("processing failed: %s", type(exc).__name__)
+                await gm.mark_failed(
+                    self.db, tenant, [m.message_id for m in pending], type(exc).__name__
+                )
+                return Report()
+
+    async def _process(self, tenant: str, user_id: str, pending: list[MessageRecord]) -> Report:
+        report = Report()
+        extraction = await self._extract(tenant, user_id, pending)
+        report.rejections = list(extraction.rejections)
+        drafts = {fact_id(tenant, user_id, d): d for d in extraction.facts}
+        known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
+        chat = [m for m in pending if m.event_type == "message"]
+        msg_vec, emb = await asyncio.to_thread(
+            self._embed, chat, {f: d for f, d in drafts.items() if f not in known}
+        )
+        new = [gm.NewFact(fid, d, emb.get(fid)) for fid, d in drafts.items()]
+        processed = {m.message_id: msg_vec.get(m.message_id) for m in pending}
+        superseded = await gm.write_facts(self.db, tenant, user_id, new, processed)
+        report.messages, report.facts, report.superseded = (
+            len(pending),
+            len(new),
+            len(superseded),
+        )
+        s, r = await self._consolidate(tenant, user_id)
+        report.summaries, report.retired = s, r
+        log.info(
+            "user processed: %d messages, %d facts, %d summaries",
+            report.messages,
+            report.facts,
+            report.summaries,
+        )
+        return report
 
     def _embed(
         self, chat: list[MessageRecord], fresh: dict[str, FactDraft]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from neomodel import adb
@@ -21,6 +22,16 @@ class Runtime:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._memory: Memory | None = None
+        self._stop = asyncio.Event()
+        self._worker: asyncio.Task[None] | None = None
+
+    def start_worker(self) -> None:
+        """Process pending Messages in the background: left over from a crash or an
+        outage, or all of them in async mode."""
+        pipeline = self.memory.pipeline
+        if pipeline is not None and self._worker is None:
+            self._stop.clear()
+            self._worker = asyncio.create_task(pipeline.run_worker(self._stop))
 
     @property
     def memory(self) -> Memory:
@@ -54,6 +65,10 @@ class Runtime:
         return self._memory
 
     async def close(self) -> None:
+        if self._worker is not None:
+            self._stop.set()
+            await self._worker
+            self._worker = None
         if self._memory is not None:
             await self._memory.db.driver.close()
             self._memory = None
