@@ -213,6 +213,12 @@ async function main() {
         (e) => e.textContent.trim(),
       ),
     );
+    // a readable picture: the result frame full screen, the graph zoomed to fit
+    await frame.locator('button[title="Fullscreen"]').first().click();
+    await page.waitForTimeout(800);
+    const fit = frame.locator('[aria-label="zoom-to-fit"]');
+    if ((await fit.count()) > 0) await fit.first().click();
+    await page.waitForTimeout(1500);
     await page.screenshot({ path: cfg.screenshot });
     log("screenshot", cfg.screenshot);
     result.ok = true;

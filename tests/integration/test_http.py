@@ -1,0 +1,114 @@
+"""Over real HTTP: uvicorn on loopback, the typed client and the CLI, and the worker."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from api.app import create_app
+from gumem.cli import main as cli
+from gumem.client import Client
+from gumem.errors import AuthError
+from gumem.runtime import Runtime
+from gumem.service import Memory
+from gumem.settings import Settings
+from tests.integration.helpers import seed
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server(settings: Settings, memory: Memory) -> Iterator[str]:
+    port = free_port()
+    app = create_app(settings.model_copy(update={"port": port}))
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 120
+    while not srv.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/graphql"
+    srv.should_exit = True
+    thread.join(30)
+
+
+def test_seed_over_http_with_client_and_cli(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Client(server, "key-a") as c:
+        res = c.add_messages(seed("en"))
+        assert len(res["accepted"]) == 10 and res["errors"] == []
+        mem = c.memory(
+            "u-seed-en", "any more shoe picks from yesterday?", now="2026-12-01T10:00:00+08:00"
+        )
+        assert mem["midTermContext"][0]["kind"] == "summary"
+        for word in ("800", "42", "light", "cushioned", "carbon"):
+            assert word in mem["formattedContext"]
+        trace = c.trace(mem["midTermContext"][0]["id"])
+        assert {n["label"] for n in trace["nodes"]} >= {"Summary", "Fact", "Message"}
+    with pytest.raises(AuthError), Client(server, "bad-key") as c:
+        c.memory("u-seed-en", "shoes")
+    lines = tmp_path / "more.jsonl"
+    lines.write_text("\n".join(json.dumps(m) for m in seed("zh")))
+    assert cli(["ingest", str(lines), "--url", server, "--key", "key-a", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["accepted"] == 10
+    assert (
+        cli(
+            [
+                "recall",
+                "昨天看的鞋还有推荐吗？",
+                "--user",
+                "u-seed",
+                "--url",
+                server,
+                "--key",
+                "key-a",
+                "--now",
+                "2026-12-01T10:00:00+08:00",
+            ]
+        )
+        == 0
+    )
+    assert "42" in capsys.readouterr().out
+
+
+async def test_async_mode_queues_then_worker_processes(settings: Settings, memory: Memory) -> None:
+    assert memory.pipeline is not None
+    queued = Memory(
+        memory.db, settings.model_copy(update={"process_mode": "async"}), memory.pipeline
+    )
+    res = await queued.add_messages("tenant-a", seed("zh"))
+    assert res.processed == 0 and len(res.accepted) == 10
+    rows = await memory.db.rows("MATCH (m:Message) RETURN collect(DISTINCT m.status) AS s")
+    assert rows[0]["s"] == ["pending"]
+    rt = Runtime(settings)
+    rt._memory = memory  # the worker of a restarted API on the same store
+    rt.start_worker()
+    try:
+        for _ in range(300):
+            rows = await memory.db.rows(
+                "MATCH (m:Message {status: 'pending'}) RETURN count(m) AS n"
+            )
+            if rows[0]["n"] == 0:
+                break
+            await asyncio.sleep(0.2)
+    finally:
+        rt._memory = None
+        await rt.close()
+    rows = await memory.db.rows("MATCH (m:Message) RETURN collect(DISTINCT m.status) AS s")
+    assert rows[0]["s"] == ["processed"]
+    rows = await memory.db.rows("MATCH (s:Summary {validity: 'active'}) RETURN count(s) AS n")
+    assert rows[0]["n"] >= 1
