@@ -4,7 +4,8 @@ Each conversation becomes one user's memory (user id = sample_id, one session pe
 session, role "user", metadata {"speaker": name}, turns a minute apart from the session's
 date time). Each question is a recall with now = one minute after the last turn.
 
-Rank budget: a system's ranked items are expanded into their distinct source messages in
+GUMem is asked once per question (recall(limit=20)); each system's one ranking is cut
+at k = 5, 10, 20. Rank budget: a system's ranked items are expanded into their distinct source messages in
 rank order (a Summary through its Facts' sources) and the first k messages are kept, so
 GUMem and the baselines are scored on the same budget of k turns.
 Evidence recall@k = share of a question's evidence dia_ids among those k messages; ids
@@ -128,8 +129,9 @@ def first_k(ranked: list[str], k: int) -> list[str]:
 
 
 async def gumem_messages(memory: Memory, tenant: str, user: str, question: str,
-                         now: datetime, k: int) -> tuple[list[str], int]:
-    """GUMem's ranked source messages (mid-term, then long-term items) and context tokens."""
+                         now: datetime, k: int) -> tuple[list[str], int, int]:
+    """GUMem's first k ranked source messages (mid-term, then long-term items) for
+    recall(limit=k), the tokens of its formattedContext and its number of items."""
     r = await memory.recall(tenant, user, question, now=now, limit=k)
     items = list(r.mid_term) + list(r.long_term)
     fids = sorted({f for it in items if it.kind == "summary" for f in it.source_fact_ids})
@@ -141,7 +143,7 @@ async def gumem_messages(memory: Memory, tenant: str, user: str, question: str,
                 ranked += [s["message_id"] for s in (facts.get(f) or {}).get("sources", [])]
         else:
             ranked += it.source_message_ids
-    return first_k(ranked, k), tokens(r.formatted)
+    return first_k(ranked, k), tokens(r.formatted), len(items)
 
 
 class Dense:
@@ -188,6 +190,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     per_q: list[dict[str, Any]] = []
     counts = {"malformed_evidence": 0, "unknown_evidence": 0, "no_evidence": 0, "turns": 0}
     t_ingest = t_recall = 0.0
+    kmax = max(KS)
     try:
         for conv in data:
             cid, msgs, now = load_conversation(conv)
@@ -214,13 +217,14 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                 question = str(q.get("question") or "").strip() or "?"
                 row: dict[str, Any] = {"conv": cid, "category": str(q.get("category")),
                                        "evidence": len(gold)}
+                # one ranking per system, cut at each k (same k-turn budget)
+                g, tok, items = await gumem_messages(memory, tenant, cid, question, now, kmax)
+                b, d = bm25.search(question, kmax), dense.search(question, kmax)
+                row["gumem_tokens"], row["gumem_items"], row["gumem_msgs"] = tok, items, len(g)
                 for k in KS:
-                    g, tok = await gumem_messages(memory, tenant, cid, question, now, k)
-                    row[f"gumem@{k}"] = score(g, gold)
-                    row[f"gumem_tokens@{k}"] = tok
-                    row[f"gumem_msgs@{k}"] = len(g)
-                    row[f"bm25@{k}"] = score(bm25.search(question, k), gold)
-                    row[f"dense@{k}"] = score(dense.search(question, k), gold)
+                    row[f"gumem@{k}"] = score(g[:k], gold)
+                    row[f"bm25@{k}"] = score(b[:k], gold)
+                    row[f"dense@{k}"] = score(d[:k], gold)
                 per_q.append(row)
             t_recall += time.perf_counter() - t0
     finally:
@@ -252,11 +256,9 @@ def summarise(per_q: list[dict[str, Any]], counts: dict[str, int], n_conv: int,
         m["adversarial_5"] = _metrics(adversarial, s)
         systems[s] = m
     g = systems["gumem"]
-    for k in KS:
-        g[f"mean_tokens_formatted@{k}"] = (float(np.mean([r[f"gumem_tokens@{k}"] for r in scored]))
-                                           if scored else None)
-        g[f"mean_messages@{k}"] = (float(np.mean([r[f"gumem_msgs@{k}"] for r in scored]))
-                                   if scored else None)
+    for key in ("tokens", "items", "msgs"):
+        g[f"mean_{key}_limit{max(KS)}"] = (float(np.mean([r[f"gumem_{key}"] for r in scored]))
+                                          if scored else None)
     return {
         "benchmark": "locomo-evidence-recall", "machine": machine(),
         "systems": systems, "questions": len(per_q), "questions_scored_cat1_4": len(scored),
@@ -268,8 +270,9 @@ def summarise(per_q: list[dict[str, Any]], counts: dict[str, int], n_conv: int,
             "overall": "overall metrics are over categories 1-4; category 5 (adversarial) "
                        "is reported apart",
             "tokens": "formattedContext tokens = whitespace words + 1 per CJK character",
-            "gumem_items": "mid-term then long-term items of recall(limit=k); short-term "
-                           "(recent turns, not query-ranked) left out",
+            "gumem_items": "one recall(limit=20) per question; its mid-term then long-term "
+                           "items in order; short-term (recent turns, not query-ranked) left "
+                           "out; tokens are of that call's formattedContext",
             "evidence": "ids parsed with D<n>:<n>; unknown ids left out; questions without "
                         "usable evidence skipped",
         },
@@ -292,9 +295,12 @@ def report(res: dict[str, Any]) -> str:
     g = s["gumem"]
     out.append("rank budget: items expanded into distinct source messages in rank order, "
                "first k messages kept (same k-turn budget for every system)")
-    out.append("mean formattedContext tokens (whitespace words + CJK chars): " + ", ".join(
-        f"@{k}: {g[f'mean_tokens_formatted@{k}']:.0f}" for k in KS
-        if g.get(f"mean_tokens_formatted@{k}") is not None))
+    kmax = max(KS)
+    if g.get(f"mean_tokens_limit{kmax}") is not None:
+        out.append(f"GUMem recall(limit={kmax}), one call per question: mean formattedContext "
+                   f"tokens {g[f'mean_tokens_limit{kmax}']:.0f} (whitespace words + 1 per CJK "
+                   f"char), mean items {g[f'mean_items_limit{kmax}']:.1f}, mean distinct "
+                   f"source messages kept {g[f'mean_msgs_limit{kmax}']:.1f}")
     out.append(f"evidence: {res['malformed_evidence']} malformed ids split, "
                f"{res['unknown_evidence']} unknown ids left out, {res['no_evidence']} "
                f"questions without evidence skipped; ingest {res['ingest_seconds']:.0f}s "

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from extract.behaviour import extract_events
-from extract.facts import extract_chat
+from extract.facts import extract_chats
 from extract.summaries import build_summaries, summary_key
 from extract.topics import TopicChoice, assign_topics, topic_embedding_text
 from extract.types import Extraction, FactDraft, FactRecord, MessageRecord, Rejection
@@ -91,7 +92,9 @@ class Pipeline:
 
     async def _process(self, tenant: str, user_id: str, pending: list[MessageRecord]) -> Report:
         report = Report()
+        t0 = time.perf_counter()
         extraction = await self._extract(tenant, user_id, pending)
+        t1 = time.perf_counter()
         report.rejections = list(extraction.rejections)
         drafts = {fact_id(tenant, user_id, d): d for d in extraction.facts}
         known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
@@ -101,7 +104,9 @@ class Pipeline:
         )
         new = [gm.NewFact(fid, d, emb.get(fid)) for fid, d in drafts.items()]
         processed = {m.message_id: msg_vec.get(m.message_id) for m in pending}
+        t2 = time.perf_counter()
         superseded = await gm.write_facts(self.db, tenant, user_id, new, processed)
+        t3 = time.perf_counter()
         report.messages, report.facts, report.superseded = (
             len(pending),
             len(new),
@@ -109,6 +114,13 @@ class Pipeline:
         )
         s, r = await self._consolidate(tenant, user_id)
         report.summaries, report.retired = s, r
+        log.debug(
+            "timings: extract %.2fs embed %.2fs write %.2fs consolidate %.2fs",
+            t1 - t0,
+            t2 - t1,
+            t3 - t2,
+            time.perf_counter() - t3,
+        )
         log.info(
             "user processed: %d messages, %d facts, %d summaries",
             report.messages,
@@ -160,8 +172,7 @@ class Pipeline:
         def run() -> Extraction:
             facts: list[FactDraft] = []
             rejections: list[Rejection] = []
-            for m in chat:
-                ex = extract_chat(m, en, zh)
+            for ex in extract_chats(chat, en, zh):
                 facts.extend(ex.facts)
                 rejections.extend(ex.rejections)
             if window:

@@ -45,6 +45,22 @@ async function editorRun(page, text) {
   await page.locator('[data-testid="editor-Run"]').click();
 }
 
+// until the force layout and zoom stop moving (node transforms unchanged for a second)
+async function settle(page, frame) {
+  let last = "";
+  let same = 0;
+  for (let i = 0; i < 60 && same < 2; i++) {
+    await page.waitForTimeout(500);
+    const now = await frame.evaluate((el) =>
+      Array.from(el.querySelectorAll("svg g.node, svg g.layer, svg > g"))
+        .map((g) => g.getAttribute("transform"))
+        .join("|"),
+    );
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+}
+
 async function frameCount(page) {
   return page.locator('[data-testid="frame"]').count();
 }
@@ -165,19 +181,7 @@ async function main() {
 
     // the graph: wait until nodes are drawn and the layout has settled
     await frame.locator("svg g.node").first().waitFor({ timeout });
-    let last = "";
-    for (let i = 0; i < 40; i++) {
-      await page.waitForTimeout(500);
-      const now = await frame.locator("svg g.layer.nodes").first().getAttribute("transform") ?? "";
-      const pos = await frame.evaluate((el) =>
-        Array.from(el.querySelectorAll("svg g.node"))
-          .map((g) => g.getAttribute("transform"))
-          .join("|"),
-      );
-      if (pos + now === last && i > 4) break;
-      last = pos + now;
-    }
-    await page.waitForTimeout(800);
+    await settle(page, frame);
 
     const nodes = await frame.evaluate((el) =>
       Array.from(el.querySelectorAll("svg g.node")).map((g) => {
@@ -215,10 +219,15 @@ async function main() {
     );
     // a readable picture: the result frame full screen, the graph zoomed to fit
     await frame.locator('button[title="Fullscreen"]').first().click();
-    await page.waitForTimeout(800);
+    await settle(page, frame);
     const fit = frame.locator('[aria-label="zoom-to-fit"]');
-    if ((await fit.count()) > 0) await fit.first().click();
-    await page.waitForTimeout(1500);
+    if ((await fit.count()) > 0) {
+      await fit.first().click();
+      await settle(page, frame);
+      // zoom-to-fit counts the area under the overview panel: one step back keeps it clear
+      await frame.locator('[aria-label="zoom-out"]').first().click();
+      await settle(page, frame);
+    }
     await page.screenshot({ path: cfg.screenshot });
     log("screenshot", cfg.screenshot);
     result.ok = true;

@@ -75,12 +75,15 @@ async def _claim(db: Database) -> None:
 
 
 @pytest.fixture(scope="session")
-async def runtime(settings: Settings) -> AsyncIterator[Runtime]:
+async def runtime(settings: Settings, request: pytest.FixtureRequest) -> AsyncIterator[Runtime]:
     rt = Runtime(settings)
     memory = await rt.start()
     await _claim(memory.db)
     version = await memory.server_version()
-    print(f"\n[gumem] integration tests against Neo4j {version} at {settings.neo4j_uri}")
+    line = f"[gumem] integration tests against Neo4j {version} at {settings.neo4j_uri}"
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("\n" + line)
     yield rt
     await rt.close()
 
