@@ -34,8 +34,8 @@ from bench.common import (
     add_neo4j_args,
     cpu_seconds,
     gql,
-    log,
     loadavg,
+    log,
     machine,
     neo4j,
     peak_rss_mb,
@@ -239,7 +239,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                 phases.append(ph.out)
         prof = None
         if args.profile_messages:
-            pusers, pmsgs = synth.traffic(args.profile_messages, max(10, args.users // 4),
+            _users, pmsgs = synth.traffic(args.profile_messages, max(10, args.users // 4),
                                           seed=args.seed + 1)
             prof = await profile(memory, synth.batches(pmsgs, args.batch))
     finally:

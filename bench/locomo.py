@@ -5,9 +5,9 @@ session, role "user", metadata {"speaker": name}, turns a minute apart from the 
 date time). Each question is a recall with now = one minute after the last turn.
 
 GUMem is asked once per question (recall(limit=20)); each system's one ranking is cut
-at k = 5, 10, 20. Rank budget: a system's ranked items are expanded into their distinct source messages in
-rank order (a Summary through its Facts' sources) and the first k messages are kept, so
-GUMem and the baselines are scored on the same budget of k turns.
+at k = 5, 10, 20. Rank budget: GUMem's ranked items are expanded into their distinct
+source messages in rank order (a Summary through its Facts' sources) and the first k
+messages are kept, so GUMem and the baselines are scored on the same budget of k turns.
 Evidence recall@k = share of a question's evidence dia_ids among those k messages; ids
 are parsed with D<n>:<n> (so "D8:6; D9:17" gives two), ids not in the conversation are
 counted and left out; questions with no usable evidence are counted and skipped.

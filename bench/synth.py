@@ -129,7 +129,8 @@ def _chat_en(rnd: random.Random, u: User, d: str, first: bool) -> list[tuple[str
     if rnd.random() < 0.25:
         new = _price(rnd, d)
         turns.append(("user", rnd.choice([
-            f"Correction: my budget is {new} now.", f"Actually, my budget is {new}, not what I said.",
+            f"Correction: my budget is {new} now.",
+            f"Actually, my budget is {new}, not what I said.",
             f"Forget {b}; {a} is what really matters."])))
         u.budget[d] = new
     if rnd.random() < 0.5:
@@ -172,7 +173,8 @@ def _events(rnd: random.Random, u: User, d: str) -> list[tuple[str, str, str, di
                     {"target": "reviews", "attributes": [a], "seconds": rnd.randint(10, 120)}))
     if rnd.random() < 0.4:
         other = rnd.choice([x for x in attrs if x != a])
-        out.append(("skip", "product-list", (f"跳过：{other}{name}" if zh else f"skip: {other} {name}"),
+        out.append(("skip", "product-list",
+                    (f"跳过：{other}{name}" if zh else f"skip: {other} {name}"),
                     {"item": f"{other} {name}", "attributes": [other]}))
     return out
 

@@ -53,7 +53,9 @@ def ensure_neo4j(settings: Settings) -> str:
     from gumem import neo4j_dev
 
     server = neo4j_dev.start(
-        settings.dev_home, settings.dev_bolt_port, settings.dev_http_port,
+        settings.dev_home,
+        settings.dev_bolt_port,
+        settings.dev_http_port,
         settings.neo4j_password.get_secret_value(),
         extra_conf=browser_conf(settings),
     )
@@ -96,12 +98,14 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         key = secrets.token_urlsafe(24)
         settings = settings.model_copy(update={"api_keys": SecretStr(f"{key}=dev")})
         print(f"No GUMEM_API_KEYS set: development key for tenant 'dev': {key}")
-        print(f'  send it as the header  Authorization: Bearer {key}')
+        print(f"  send it as the header  Authorization: Bearer {key}")
     ensure_neo4j(settings)
     print(f"GraphiQL:      http://{settings.host}:{settings.port}/graphql")
     if not settings.neo4j_uri:
-        print(f"Neo4j Browser: http://127.0.0.1:{settings.dev_http_port}/browser/ "
-              f"(user neo4j, password from GUMEM_NEO4J_PASSWORD)")
+        print(
+            f"Neo4j Browser: http://127.0.0.1:{settings.dev_http_port}/browser/ "
+            f"(user neo4j, password from GUMEM_NEO4J_PASSWORD)"
+        )
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
     return 0
 
@@ -150,6 +154,61 @@ def cmd_maintain(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
+    """Dry run of extraction on a JSONL file: the Facts it would write and, for everything
+    else, why not (greeting, below the evidence threshold, ...). Touches no database."""
+    from extract.behaviour import extract_events
+    from extract.facts import extract_chats
+    from extract.lang import detect_lang
+    from extract.types import MessageRecord
+    from gumem.inputs import parse_batch
+    from gumem.models import Models
+
+    items = [json.loads(ln) for ln in Path(args.file).read_text().splitlines() if ln.strip()]
+    msgs = [
+        MessageRecord(
+            m.message_id,
+            m.user_id,
+            m.session_id,
+            m.role,
+            m.content,
+            m.timestamp,
+            m.event_type,
+            m.page,
+            m.metadata,
+            detect_lang(m.content),
+        )
+        for m in parse_batch(items, settings)
+    ]
+    models = Models(settings)
+    chat = [m for m in msgs if m.event_type == "message"]
+    events = [m for m in msgs if m.event_type != "message"]
+    found = [*extract_chats(chat, models.en, models.zh)]
+    if events:
+        found.append(extract_events(events, models.en, models.zh))
+    out = {
+        "facts": [
+            {
+                "content": f.content,
+                "kind": f.kind,
+                "slot": f.slot,
+                "explicit": f.explicit,
+                "confidence": f.confidence,
+                "sources": list(f.source_message_ids),
+            }
+            for ex in found
+            for f in ex.facts
+        ],
+        "rejected": [
+            {"sources": list(r.source_message_ids), "reason": r.reason}
+            for ex in found
+            for r in ex.rejections
+        ],
+    }
+    _print(out, True)
+    return 0
+
+
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from gumem.client import Client
 
@@ -157,7 +216,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     with Client(args.url, args.key) as client:
         total: dict[str, Any] = {"accepted": 0, "duplicates": 0, "errors": []}
         for start in range(0, len(items), args.batch):
-            res = client.add_messages(items[start:start + args.batch])
+            res = client.add_messages(items[start : start + args.batch])
             total["accepted"] += len(res["accepted"])
             total["duplicates"] += len(res["duplicates"])
             total["errors"] += res["errors"]
@@ -205,6 +264,9 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_models)
     p = sub.add_parser("serve", help="serve GraphQL on GUMEM_HOST:GUMEM_PORT")
     p.set_defaults(func=cmd_serve)
+    p = sub.add_parser("explain", help="dry-run extraction on a JSONL file (no database)")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_explain)
     p = sub.add_parser("worker", help="process pending messages in the background")
     p.add_argument("--once", action="store_true", help="drain the queue once and exit")
     p.set_defaults(func=cmd_worker)
@@ -233,8 +295,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     try:
         return int(args.func(args, get_settings()))
     except GumemError as exc:
