@@ -20,7 +20,16 @@ from spacy.language import Language
 from extract.facts import TOPIC_LABELS
 from extract.lang import detect_lang, money_value, parse_number, size_value
 from extract.nlp import entity_refs, gazetteer_lookup
-from extract.types import EntityRef, Extraction, FactDraft, Kind, Lang, MessageRecord, Rejection
+from extract.types import (
+    EVENT_TYPES,
+    EntityRef,
+    Extraction,
+    FactDraft,
+    Kind,
+    Lang,
+    MessageRecord,
+    Rejection,
+)
 
 log = logging.getLogger(__name__)
 
@@ -117,17 +126,7 @@ _COUNT = re.compile(
 _QUOTED = re.compile(r"[“\"「『‘]([^”\"」』’]+)[”\"」』’]")
 _CODE = re.compile(r"\s*(?:[A-Z]|\d{1,3}|#\d+)$")
 _REVIEW = re.compile(r"评价|评论|点评|review", re.IGNORECASE)
-EVENT_KINDS = (
-    "search",
-    "filter",
-    "view",
-    "click",
-    "favorite",
-    "dwell",
-    "skip",
-    "purchase",
-    "tool_call",
-)
+EVENT_KINDS = tuple(t for t in EVENT_TYPES if t != "message")
 
 
 @dataclass(frozen=True)

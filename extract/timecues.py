@@ -6,26 +6,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-_MONTHS_EN = {
-    m: i
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ],
-        start=1,
-    )
-}
+from extract.lang import MONTHS_EN
+
+_MONTHS_EN = {m: i for i, m in enumerate(MONTHS_EN, start=1)}
 _ZH_DIGITS = {
     "一": 1,
     "二": 2,

@@ -25,6 +25,18 @@ def entity_id(tenant: str, user_id: str, e: EntityRef) -> str:
     return stable_id("e", tenant, user_id, e.type, e.normalized)
 
 
+def entity_rows(tenant: str, user_id: str, ents: tuple[EntityRef, ...]) -> list[dict[str, str]]:
+    return [
+        {
+            "entity_id": entity_id(tenant, user_id, e),
+            "name": e.name,
+            "type": e.type,
+            "normalized": e.normalized,
+        }
+        for e in ents
+    ]
+
+
 def _message(row: dict[str, Any]) -> MessageRecord:
     m = native(row)
     return MessageRecord(
@@ -89,15 +101,7 @@ def _fact_row(tenant: str, user_id: str, nf: NewFact) -> dict[str, Any]:
         "anchors": list(d.anchors),
         "source_uids": [message_uid(tenant, i) for i in d.source_message_ids],
         "entity_names": [e.name for e in d.entities],
-        "entities": [
-            {
-                "entity_id": entity_id(tenant, user_id, e),
-                "name": e.name,
-                "type": e.type,
-                "normalized": e.normalized,
-            }
-            for e in d.entities
-        ],
+        "entities": entity_rows(tenant, user_id, d.entities),
     }
 
 
@@ -230,15 +234,7 @@ def _summary_row(tenant: str, user_id: str, ns: NewSummary) -> dict[str, Any]:
         "anchors": list(d.anchors),
         "embedding": ns.embedding,
         "lang": d.lang,
-        "entities": [
-            {
-                "entity_id": entity_id(tenant, user_id, e),
-                "name": e.name,
-                "type": e.type,
-                "normalized": e.normalized,
-            }
-            for e in d.entities
-        ],
+        "entities": entity_rows(tenant, user_id, d.entities),
     }
 
 
