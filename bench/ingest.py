@@ -48,6 +48,12 @@ from bench.common import (
 from gumem.runtime import Runtime
 from gumem.service import Memory
 
+WARMUP = [  # one English and one Chinese turn: loads spaCy and jieba in the API process
+    {"id": "warmup-en", "userId": "warmup", "sessionId": "warmup", "role": "user",
+     "content": "I like quiet hotels near the beach.", "timestamp": "2026-01-01T00:00:00Z"},
+    {"id": "warmup-zh", "userId": "warmup", "sessionId": "warmup", "role": "user",
+     "content": "我喜欢安静的海边酒店。", "timestamp": "2026-01-01T00:01:00Z"},
+]
 ADD = """mutation($m: [MessageInput!]!) {
   addMessages(messages: $m) { accepted duplicates errors { index field reason } processed }
 }"""
@@ -140,9 +146,9 @@ def count_embeddings(memory: Memory) -> Counter[str]:
         counts["calls"] += 1
         counts["texts"] += len(texts)
         counts["chars"] += sum(len(t) for t in texts)
-        return inner(texts)
+        return list(inner(texts))
 
-    emb.embed_passages = counting  # type: ignore[method-assign]
+    emb.embed_passages = counting
     return counts
 
 
@@ -165,25 +171,26 @@ def _categories() -> dict[str, Callable[[tuple[str, int, str]], bool]]:
     }
 
 
-async def profile(memory: Memory, batches: list[list[dict[str, Any]]]) -> dict[str, Any]:
-    """cProfile (wall clock) of in-process full processing; to_thread runs inline."""
+async def profile(memory: Memory, batches: list[list[dict[str, Any]]],
+                  tenant: str = "bench-profile", tag: str = "ingest") -> dict[str, Any]:
+    """cProfile (wall clock) of in-process ingest; to_thread runs inline."""
     real = asyncio.to_thread
 
     async def inline(func: Callable[..., Any], /, *a: Any, **kw: Any) -> Any:
         return func(*a, **kw)
 
-    asyncio.to_thread = inline  # type: ignore[assignment]
+    asyncio.to_thread = inline
     prof = cProfile.Profile()
     n = sum(len(b) for b in batches)
     t0 = time.perf_counter()
     prof.enable()
     try:
-        await py_ingest(memory, "bench-profile", batches, "profile")
+        await py_ingest(memory, tenant, batches, tag)
     finally:
         prof.disable()
         asyncio.to_thread = real
     wall = time.perf_counter() - t0
-    prof.dump_stats(str(RESULTS / "ingest.prof"))
+    prof.dump_stats(str(RESULTS / f"{tag}.prof"))
     st = pstats.Stats(prof)
     raw: dict[Any, Any] = st.stats  # type: ignore[attr-defined]
     total = max(wall, 1e-9)
@@ -198,7 +205,7 @@ async def profile(memory: Memory, batches: list[list[dict[str, Any]]]) -> dict[s
            for k, v in by_tot]
     buf = io.StringIO()
     pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(40)
-    (RESULTS / "ingest-profile.txt").write_text(buf.getvalue(), encoding="utf-8")
+    (RESULTS / f"{tag}-profile.txt").write_text(buf.getvalue(), encoding="utf-8")
     return {"messages": n, "wall_s": wall, "msgs_per_s": n / wall, "categories": cats,
             "top_tottime": top}
 
@@ -211,34 +218,41 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     memory = await rt.start()
     ack_memory = Memory(memory.db, settings_for(h, process_mode="async"), memory.pipeline)
     phases: list[dict[str, Any]] = []
+    want = set(args.phases.split(","))
+    if args.skip_http:
+        want -= {"http-ack", "http-full"}
+    prof = ack_prof = None
     try:
-        phases.append(bare_embedding(memory, msgs))
+        phases.append(bare_embedding(memory, msgs))  # always: the reference rate
         log(f"embed: {phases[-1]['msgs_per_s']:.1f} texts/s")
         memory.pipeline.models.en, memory.pipeline.models.zh  # noqa: B018 - load spaCy now
-        async with Phase("py-ack", h, memory, len(msgs)) as ph:
-            await py_ingest(ack_memory, "bench-py-ack", batches, "py-ack")
-        phases.append(ph.out)
-        counts = count_embeddings(memory)
-        async with Phase("py-full", h, memory, len(msgs)) as ph:
-            await py_ingest(memory, "bench-py-full", batches, "py-full")
-        ph.out["embedded"] = dict(counts)
-        counts.clear()
-        phases.append(ph.out)
-        if not args.skip_http:
-            for mode, name in (("async", "http-ack"), ("sync", "http-full")):
-                with serve_api(h, f"bench-{name}", process_mode=mode) as api:
-                    with httpx.Client() as c:  # load the models before timing
-                        gql(c, api, "{ health { ok } }", {})
-                    rss0 = peak_rss_mb(api.pid)
-                    cpu0 = cpu_seconds(api.pid)
-                    async with Phase(name, h, memory, len(msgs)) as ph:
-                        await asyncio.to_thread(http_ingest, api, batches, name)
-                    ph.out["api_peak_rss_mb"] = peak_rss_mb(api.pid)
-                    ph.out["api_rss_after_start_mb"] = rss0
-                    ph.out["api_cpu_s"] = (cpu_seconds(api.pid) or 0) - (cpu0 or 0)
-                phases.append(ph.out)
-        prof = None
-        if args.profile_messages:
+        if "py-ack" in want:
+            async with Phase("py-ack", h, memory, len(msgs)) as ph:
+                await py_ingest(ack_memory, "bench-py-ack", batches, "py-ack")
+            phases.append(ph.out)
+        if "py-full" in want:
+            counts = count_embeddings(memory)
+            async with Phase("py-full", h, memory, len(msgs)) as ph:
+                await py_ingest(memory, "bench-py-full", batches, "py-full")
+            ph.out["embedded"] = dict(counts)
+            phases.append(ph.out)
+        for mode, name in (("async", "http-ack"), ("sync", "http-full")):
+            if name not in want:
+                continue
+            with (serve_api(h, f"bench-{name}", process_mode=mode) as api,
+                  httpx.Client(timeout=300) as c):
+                gql(c, api, ADD, {"m": WARMUP})  # loads all models before timing
+                rss0 = peak_rss_mb(api.pid)
+                cpu0 = cpu_seconds(api.pid)
+                async with Phase(name, h, memory, len(msgs)) as ph:
+                    await asyncio.to_thread(http_ingest, api, batches, name)
+                ph.out["api_peak_rss_mb"] = peak_rss_mb(api.pid)
+                ph.out["api_rss_after_start_mb"] = rss0
+                ph.out["api_cpu_s"] = (cpu_seconds(api.pid) or 0) - (cpu0 or 0)
+            phases.append(ph.out)
+        if "ack-profile" in want:
+            ack_prof = await profile(ack_memory, batches, "bench-ack-profile", "ingest-ack")
+        if "profile" in want and args.profile_messages:
             _users, pmsgs = synth.traffic(args.profile_messages, max(10, args.users // 4),
                                           seed=args.seed + 1)
             prof = await profile(memory, synth.batches(pmsgs, args.batch))
@@ -256,7 +270,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     }
     return {"benchmark": "ingest", "machine": machine(), "messages": len(msgs),
             "users": len(users), "batch": args.batch, "phases": phases, "targets": targets,
-            "profile": prof}
+            "profile": prof, "ack_profile": ack_prof}
 
 
 def report(res: dict[str, Any]) -> str:
@@ -275,11 +289,13 @@ def report(res: dict[str, Any]) -> str:
         out.append(f"py-full sent {e['texts']} texts ({e['chars']} chars) in {e['calls']} calls "
                    f"to embed_passages for {full['messages']} messages "
                    f"({e['texts'] / full['messages']:.2f} texts/message)")
-    prof = res.get("profile")
-    if prof:
+    for key, what in (("profile", "full"), ("ack_profile", "acknowledged (async mode)")):
+        prof = res.get(key)
+        if not prof:
+            continue
         out.append(table(["category (cumulative, wall)", "s", "% of wall"],
                          [[k, v["seconds"], v["pct"]] for k, v in prof["categories"].items()],
-                         f"\nProfile: {prof['messages']} messages in-process full, "
+                         f"\nProfile: {prof['messages']} messages in-process {what}, "
                          f"{prof['wall_s']:.1f}s wall ({prof['msgs_per_s']:.1f} msg/s "
                          "under cProfile)"))
         out.append(table(["function (top by own time)", "own s", "own %", "cum %", "calls"],
@@ -297,6 +313,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--profile-messages", type=int, default=1000, help="0: no profile")
     p.add_argument("--skip-http", action="store_true")
+    p.add_argument("--phases", default="py-ack,py-full,http-ack,http-full,profile,ack-profile",
+                   help="which phases (the bare embedding always runs)")
     p.add_argument("--out", default=str(RESULTS / "ingest.json"))
     args = p.parse_args(argv)
     with neo4j(args) as h:

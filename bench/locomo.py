@@ -227,6 +227,9 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                     row[f"dense@{k}"] = score(d[:k], gold)
                 per_q.append(row)
             t_recall += time.perf_counter() - t0
+            # partial results after each conversation, in case a long run is cut short
+            part = summarise(per_q, counts, data.index(conv) + 1, t_ingest, t_recall)
+            write_json(Path(args.out), part | {"partial": True})
     finally:
         await rt.close()
     return summarise(per_q, counts, len(data), t_ingest, t_recall)

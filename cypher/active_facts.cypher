@@ -1,13 +1,18 @@
-// A user's active Facts, for consolidation.
+// A user's active Facts, for consolidation. A correction also counts the sessions of the
+// facts it supersedes as its own, so it is grouped with what it corrects, and an unfiled
+// one carries the Topic of the fact it replaced.
 MATCH (f:Fact)
 WHERE f.tenant = $tenant AND f.user_id = $user_id
   AND (f.validity = 'active' OR f.fact_id IN $also)
 OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity)
 WITH f, collect(e {.name, .type, .normalized}) AS ents
-OPTIONAL MATCH (f)-[:SUPERSEDES]->(old:Fact) WHERE f.topic IS NULL AND old.topic IS NOT NULL
-WITH f, ents, head(collect(old.topic)) AS prev_topic
+OPTIONAL MATCH (f)-[:SUPERSEDES]->(old:Fact)
+WITH f, ents, [t IN collect(old.topic) WHERE t IS NOT NULL] AS old_topics,
+  reduce(acc = [], s IN collect(old.session_ids) | acc + s) AS old_sessions
 RETURN f {.fact_id, .user_id, .content, .kind, .source_message_ids, .time_start, .time_end,
   .lang, .labels, .slot, .value, .polarity, .explicit, .confidence, .validity,
-  .event_types, .key, .session_ids, .anchors, .topic, .status} AS f,
-  CASE WHEN f.topic IS NULL THEN f.embedding ELSE null END AS embedding, ents, prev_topic
+  .event_types, .key, .anchors, .topic, .status,
+  session_ids: f.session_ids + [s IN old_sessions WHERE NOT s IN f.session_ids]} AS f,
+  CASE WHEN f.topic IS NULL THEN f.embedding ELSE null END AS embedding, ents,
+  CASE WHEN f.topic IS NULL THEN head(old_topics) END AS prev_topic
 ORDER BY f.time_end, f.fact_id

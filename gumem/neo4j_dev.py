@@ -22,6 +22,7 @@ Manual use: ``NEO4J_DEV_PASSWORD=... python -m gumem.neo4j_dev start --home DIR`
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import fcntl
 import hashlib
@@ -90,6 +91,14 @@ _KILL_WAIT_S = 10.0
 # Launchers started by this process, kept so that their Popen objects are not collected (and
 # warn) while the server runs on; stop() reaps them.
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+@atexit.register
+def _detach_children() -> None:
+    """A server still running at exit was left on purpose (it outlives this process)."""
+    for proc in _CHILDREN.values():
+        if proc.poll() is None:
+            proc.returncode = 0  # tells Popen.__del__ not to warn about a live child
 
 
 class Neo4jDevError(Exception):

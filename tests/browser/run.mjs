@@ -5,9 +5,11 @@
 //
 //   node tests/browser/run.mjs '<json config>'
 //
-// config: browserUrl, boltUrl, user, password, styleUrl (null: rely on post_connect_cmd),
-// guideUrl, summaryId, screenshot, userDataDir, executablePath (default /usr/bin/chromium),
-// timeoutMs (default 60000). Progress goes to stderr.
+// config: browserUrl, boltUrl, user, password, styleUrl and guideUrl (run as :style / :play;
+// styleUrl null: rely on the server's browser.post_connect_cmd and pass the style sheet's
+// text as grass), summaryId, screenshot, userDataDir (fresh profile), executablePath
+// (default /usr/bin/chromium), timeoutMs (default 60000). Progress goes to stderr.
+// Labels are told apart by the fill colours the style sheet gives them.
 
 import { chromium } from "playwright-core";
 
@@ -152,11 +154,6 @@ async function main() {
       await page.waitForTimeout(300);
     }
     log("guide slides", result.guideSlides);
-    const banner = page.getByText("To help make Neo4j Browser better");
-    if ((await banner.count()) > 0) {
-      await banner.locator("xpath=..").locator("button, [role=button], svg").last().click()
-        .catch(() => {});
-    }
 
     // the parameter, typed; then the guide's own query, clicked in the guide
     const paramFrame = await runAndWait(page, `:param id => '${cfg.summaryId}'`);

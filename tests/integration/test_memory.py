@@ -101,11 +101,17 @@ async def test_correction_supersedes_and_versions_the_summary(client: httpx.Asyn
 async def test_english_correction(client: httpx.AsyncClient) -> None:
     user = "u-seed-en"
     await gql(client, ADD, m=seed("en"))
-    fix = chat("en-fix", user, "Actually my budget is 1000 now", "2026-11-30T12:00:00+08:00")
+    fix = chat("en-fix", user, "Actually my budget is 1000 now", "2026-12-02T12:00:00+08:00")
+    fix["sessionId"] = "s-day3"  # another day, another session: still one summary
     await gql(client, ADD, m=[fix])
     facts = (await gql(client, FACTS, u=user, all=True))["data"]["facts"]
     budget = {f["validity"]: f for f in facts if f["slot"] == "budget"}
     assert "1000" in budget["active"]["content"] and "800" in budget["superseded"]["content"]
+    topics = (await gql(client, TOPICS, u=user))["data"]["topics"]
+    shoes = next(t for t in topics if t["name"] == "running shoes")
+    active = [s for s in shoes["summaries"] if s["validity"] == "active"]
+    assert len(active) == 1, [s["content"] for s in active]
+    assert "1000" in active[0]["content"] and "42" in active[0]["content"]
 
 
 async def test_reconsolidation_changes_nothing(client: httpx.AsyncClient, memory: Memory) -> None:
