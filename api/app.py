@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -69,6 +70,13 @@ class GumemGraphQL(GraphQL[Context, None]):
     def __init__(self, runtime: Runtime, settings: Settings) -> None:
         super().__init__(build_schema(settings), graphql_ide="graphiql")
         self.runtime = runtime
+
+    def decode_json(self, data: str | bytes) -> object:
+        """Bodies that are not UTF-8 or nest without end are a 400, never a 500."""
+        try:
+            return super().decode_json(data)
+        except (UnicodeDecodeError, RecursionError) as exc:
+            raise json.JSONDecodeError("unreadable request body", "", 0) from exc
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         tenant = request.scope.get("state", {}).get("tenant", "")

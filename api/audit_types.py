@@ -45,11 +45,13 @@ class Trace:
                 TraceNode(
                     id=strawberry.ID(n["id"]),
                     label=n["label"],
-                    properties=JSON({
-                        k: (v.isoformat() if isinstance(v, datetime) else v)
-                        for k, v in n.items()
-                        if k not in ("id", "label")
-                    }),
+                    properties=JSON(
+                        {
+                            k: (v.isoformat() if isinstance(v, datetime) else v)
+                            for k, v in n.items()
+                            if k not in ("id", "label")
+                        }
+                    ),
                 )
                 for n in t.nodes
             ],

@@ -11,7 +11,6 @@ from graph import reads
 from graph.db import Database
 
 
-
 def _loader(
     fetch: Callable[[list[str]], Awaitable[Mapping[str, Any]]], default: Any
 ) -> DataLoader[str, Any]:
@@ -34,8 +33,12 @@ class Loaders:
         self.message = _loader(lambda ids: reads.messages(db, tenant, ids), NO_ROW)
         self.fact = _loader(lambda ids: reads.facts(db, tenant, ids), NO_ROW)
         self.summary = _loader(lambda ids: reads.summaries(db, tenant, ids), NO_ROW)
-        self.facts_of_message = _loader(lambda ids: reads.facts_of_messages(db, tenant, ids), NO_IDS)
-        self.summaries_of_fact = _loader(lambda ids: reads.summaries_of_facts(db, tenant, ids), NO_IDS)
+        self.facts_of_message = _loader(
+            lambda ids: reads.facts_of_messages(db, tenant, ids), NO_IDS
+        )
+        self.summaries_of_fact = _loader(
+            lambda ids: reads.summaries_of_facts(db, tenant, ids), NO_IDS
+        )
         self.fact_versions = _loader(lambda ids: reads.fact_versions(db, tenant, ids), NO_VERSIONS)
         self.active_summaries_of_topic = _loader(
             lambda ids: reads.summaries_of_topics(db, tenant, ids, False), NO_IDS

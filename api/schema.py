@@ -7,9 +7,9 @@ import traceback
 from datetime import datetime
 
 import strawberry
-from strawberry.scalars import JSON
 from graphql import GraphQLError
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.scalars import JSON
 from strawberry.types import Info
 from strawberry.types.execution import ExecutionContext
 

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any, LiteralString, TypeVar
 
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, Record
+from neo4j.exceptions import AuthError as Neo4jAuthError
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from gumem.errors import GumemError, StorageUnavailable
@@ -31,7 +32,7 @@ def make_driver(settings: Settings) -> AsyncDriver:
         auth=(settings.neo4j_user, settings.neo4j_password.get_secret_value()),
         connection_timeout=settings.neo4j_timeout_s,
         connection_acquisition_timeout=settings.neo4j_timeout_s * 2,
-        max_transaction_retry_time=settings.neo4j_timeout_s * 2,
+        max_transaction_retry_time=settings.neo4j_timeout_s,
         notifications_min_severity="OFF",
     )
 
@@ -75,6 +76,11 @@ class Database:
                 return await session.execute_read(work)
         except GumemError:
             raise
+        except Neo4jAuthError as exc:
+            log.error("neo4j rejected the configured credentials")
+            raise StorageUnavailable(
+                "storage unavailable: Neo4j rejected GUMem's credentials (check GUMEM_NEO4J_*)"
+            ) from exc
         except UNAVAILABLE as exc:
             log.warning("neo4j unavailable: %s", type(exc).__name__)
             raise StorageUnavailable("storage unavailable: Neo4j cannot be reached") from exc

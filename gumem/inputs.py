@@ -35,12 +35,12 @@ class MessageIn:
 def _ident(value: Any, field: str, index: int) -> str:
     if not isinstance(value, str) or not value:
         raise InputError(field, "required, a non-empty string", index)
-    if not _ID.match(value):
+    if not _ID.fullmatch(value):
         raise InputError(field, "1-200 characters of letters, digits and ._:@/+-", index)
     return value
 
 
-def _text(value: Any, field: str, index: int, limit: int) -> str:
+def _text(value: Any, field: str, index: int | None, limit: int) -> str:
     if not isinstance(value, str):
         raise InputError(field, "must be a string", index)
     if len(value) > limit:
@@ -71,12 +71,17 @@ def _timestamp(value: Any, index: int) -> datetime:
     return ts
 
 
-def _depth(value: Any, level: int = 0) -> int:
-    if isinstance(value, dict):
-        return max([_depth(v, level + 1) for v in value.values()], default=level + 1)
-    if isinstance(value, list):
-        return max([_depth(v, level + 1) for v in value], default=level + 1)
-    return level
+def _too_deep(value: Any, limit: int) -> bool:
+    """True past `limit` levels of nesting; iterative, so no input can exhaust the stack."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            if level >= limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((c, level + 1) for c in children)
+    return False
 
 
 def _metadata(value: Any, index: int, limit: int) -> dict[str, Any]:
@@ -87,17 +92,19 @@ def _metadata(value: Any, index: int, limit: int) -> dict[str, Any]:
             value = json.loads(value)
         except ValueError:
             raise InputError("metadata", "not valid JSON", index) from None
+        except RecursionError:
+            raise InputError("metadata", f"nested deeper than {_MAX_DEPTH} levels", index) from None
     if not isinstance(value, dict):
         raise InputError("metadata", "must be a JSON object", index)
-    if _depth(value) > _MAX_DEPTH:
+    if _too_deep(value, _MAX_DEPTH):
         raise InputError("metadata", f"nested deeper than {_MAX_DEPTH} levels", index)
     try:
-        size = len(json.dumps(value, ensure_ascii=False))
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
-        raise InputError("metadata", "not JSON-serialisable", index) from None
-    if size > limit:
+        raise InputError("metadata", "not JSON-serialisable (or NaN/Infinity)", index) from None
+    if len(text) > limit:
         raise InputError("metadata", f"larger than {limit} characters", index)
-    _text(json.dumps(value), "metadata", index, limit * 6)
+    _text(text, "metadata", index, limit)  # lone surrogates, control characters
     return value
 
 
@@ -159,12 +166,17 @@ def parse_batch(items: Any, settings: Settings) -> list[MessageIn]:
 
 
 def parse_ident(value: Any, field: str) -> str:
-    if not isinstance(value, str) or not _ID.match(value):
+    if not isinstance(value, str) or not _ID.fullmatch(value):
         raise InputError(field, "1-200 characters of letters, digits and ._:@/+-")
     return value
 
 
+def parse_text(value: Any, field: str, limit: int) -> str:
+    """A free-text argument (a recall query): a string of valid UTF-8, no control chars."""
+    return _text(value, field, None, limit)
+
+
 def parse_tenant(value: str) -> str:
-    if not _ID.match(value):
+    if not _ID.fullmatch(value):
         raise InputError("tenant", "1-200 characters of letters, digits and ._:@/+-")
     return value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -13,8 +14,8 @@ from extract.timecues import parse_time_cue
 from graph import governance, ingest, reads, schema
 from graph import recall as grecall
 from graph.db import Database
-from gumem.errors import InputError, NotFoundError
-from gumem.inputs import parse_batch, parse_tenant
+from gumem.errors import InputError, NotFoundError, StorageUnavailable
+from gumem.inputs import parse_batch, parse_ident, parse_tenant, parse_text
 from gumem.recall import Recall, choose, rank_summaries
 from gumem.settings import Settings
 
@@ -44,8 +45,16 @@ class Memory:
         log.info("stored %d messages (%d duplicates)", len(stored.accepted), len(stored.duplicates))
         processed = 0
         if self.pipeline is not None and self.settings.process_mode == "sync" and stored.accepted:
-            users = sorted({m.user_id for m in batch if m.message_id in set(stored.accepted)})
-            processed = await self.pipeline.process_users(tenant, users)
+            accepted = set(stored.accepted)
+            users = sorted({m.user_id for m in batch if m.message_id in accepted})
+            try:
+                processed = await asyncio.wait_for(
+                    self.pipeline.process_users(tenant, users), self.settings.process_timeout_s
+                )
+            except (TimeoutError, StorageUnavailable) as exc:
+                # the batch is stored (acknowledged); its processing stays queued as pending
+                # for the worker, so the caller gets its answer instead of an error
+                log.warning("processing deferred to the worker: %s", type(exc).__name__)
         return AddResult(stored.accepted, stored.duplicates, processed)
 
     async def server_version(self) -> str:
@@ -63,10 +72,11 @@ class Memory:
         now: datetime | None = None,
         limit: int | None = None,
     ) -> Recall:
-        if not isinstance(query, str) or not query.strip():
-            raise InputError("query", "must be a non-empty string")
-        if len(query) > 2000:
-            raise InputError("query", "longer than 2000 characters")
+        query = parse_text(query, "query", 2000)
+        if not query.strip():
+            raise InputError("query", "must not be empty")
+        if session_id is not None:
+            session_id = parse_ident(session_id, "sessionId")
         if limit is not None and not 1 <= limit <= 50:
             raise InputError("limit", "must be between 1 and 50")
         now = now or datetime.now(UTC)

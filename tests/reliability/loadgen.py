@@ -41,7 +41,7 @@ def p95(values: list[float]) -> float:
     if not values:
         return 0.0
     v = sorted(values)
-    return v[min(len(v) - 1, int(round(0.95 * (len(v) - 1))))]
+    return v[min(len(v) - 1, round(0.95 * (len(v) - 1)))]
 
 
 class ApiServer:
@@ -99,10 +99,8 @@ class ApiServer:
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             os.kill(self.proc.pid, signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                pass
         self.kill()
 
 
@@ -224,7 +222,9 @@ def outcome_of(r: httpx.Response, kind: str) -> str:
     return "ok"
 
 
-async def rows(db: Database, cypher: str, attempts: int = 30, **params: Any) -> list[dict[str, Any]]:
+async def rows(
+    db: Database, cypher: str, attempts: int = 30, **params: Any
+) -> list[dict[str, Any]]:
     """A read that waits out a Neo4j restart."""
     for i in range(attempts):
         try:

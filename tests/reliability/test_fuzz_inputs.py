@@ -124,7 +124,7 @@ def nest(kind: str, depth: int) -> Any:
     value: Any = 1
     for _ in range(depth):
         value = {"a": value} if kind == "dict" else [value]
-    return value if kind == "list" else value
+    return value
 
 
 @st.composite
