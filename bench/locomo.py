@@ -199,6 +199,9 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             for i in tqdm(range(0, len(msgs), args.batch), desc=f"ingest {cid}", unit="batch",
                           leave=False):
                 await memory.add_messages(tenant, msgs[i:i + args.batch])
+            if memory.pipeline is not None:  # what overran the sync budget is still queued
+                while await memory.pipeline.process_pending(limit=1000):
+                    pass
             dt = time.perf_counter() - t0
             t_ingest += dt
             log(f"{cid}: {len(msgs)} turns ingested in {dt:.1f}s")

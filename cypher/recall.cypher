@@ -34,6 +34,13 @@ CALL () {
   RETURN collect({id: f.fact_id, fv: fv}) AS fact_near
 }
 CALL () {
+  WITH $lucene AS q WHERE q IS NOT NULL
+  CALL db.index.fulltext.queryNodes('message_text', q, {limit: $message_k}) YIELD node, score
+  WHERE node.tenant = $tenant AND node.timestamp <= $now
+  RETURN collect(node {.message_id, .content, .timestamp, .event_type, .role, .session_id,
+    score: score}) AS message_hits
+}
+CALL () {
   MATCH (m:Message)
   WHERE m.tenant = $tenant AND m.user_id = $user_id AND m.embedding IS NOT NULL
     AND m.timestamp <= $now
@@ -50,4 +57,4 @@ CALL () {
   RETURN collect(m {.message_id, .content, .timestamp, .event_type, .role, .session_id})
     AS recent
 }
-RETURN summaries, summary_hits, fact_hits, fact_near, messages, recent
+RETURN summaries, summary_hits, fact_hits, fact_near, messages, message_hits, recent

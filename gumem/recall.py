@@ -87,6 +87,12 @@ def choose(
     seen: set[str] = set()
     min_rel = 0.78
     chosen = [(sc, rel, s) for sc, rel, s in ranked if rel >= min_rel or w is not None]
+    near = {f["id"]: f["fv"] for f in c["fact_near"]}
+    fact_ft = _ft(c["fact_hits"])
+
+    def fact_rel(i: str) -> float:  # dense and full-text evidence weigh alike
+        return float(0.5 * near.get(i, 0.0) + 0.5 * fact_ft.get(i, 0.0))
+
     for sc, rel, s in chosen[: max(1, limit // 3)]:
         why = f"topic '{s['topic']}' matches the query (relevance {rel:.2f})"
         if w is not None:
@@ -101,19 +107,16 @@ def choose(
                 topic=s["topic"],
                 confidence=s["confidence"],
                 timestamp=s["event_end"],
-                source_fact_ids=list(s["source_facts"]),
+                # its evidence, the facts closest to the query first
+                source_fact_ids=sorted(s["source_facts"], key=lambda f: -fact_rel(f)),
             )
         )
         seen.add(s["summary_id"])
     covered = bool(chosen) and chosen[0][1] >= COVERED
-    fact_ft = _ft(c["fact_hits"])
-    near = {f["id"]: f["fv"] for f in c["fact_near"]}
     support = sorted(
-        {fid for it in mid for fid in it.source_fact_ids}, key=lambda i: (-near.get(i, 0.0), i)
+        {fid for it in mid for fid in it.source_fact_ids}, key=lambda i: (-fact_rel(i), i)
     )
-    others = sorted(
-        set(near) | set(fact_ft), key=lambda i: -(near.get(i, 0.0) + 0.1 * fact_ft.get(i, 0.0))
-    )
+    others = sorted(set(near) | set(fact_ft), key=lambda i: (-fact_rel(i), i))
     for fid in support + ([] if covered else others):
         f = facts.get(fid)
         if f is None or fid in seen or len(mid) >= limit:
@@ -121,7 +124,7 @@ def choose(
         if not _overlaps(f["time_start"], f["time_end"], w):
             continue
         seen.add(fid)
-        rel = near.get(fid, 0.0) + 0.1 * fact_ft.get(fid, 0.0)
+        rel = fact_rel(fid)
         why = "supports a chosen summary" if fid in support else f"close to the query ({rel:.2f})"
         mid.append(
             Item(
@@ -137,7 +140,17 @@ def choose(
             )
         )
     if not covered:
-        for m in c["messages"]:
+        msg_ft = {m["message_id"]: m for m in c["message_hits"]}
+        top_ft = max((m["score"] for m in c["message_hits"]), default=0.0) or 1.0
+        by_id = {m["message_id"]: m for m in c["messages"]} | msg_ft
+
+        def msg_rel(m: dict[str, Any]) -> float:
+            mid_ = m["message_id"]
+            dense = by_id[mid_].get("mv") or 0.0
+            text = msg_ft[mid_]["score"] / top_ft if mid_ in msg_ft else 0.0
+            return float(0.5 * dense + 0.5 * text)
+
+        for m in sorted(by_id.values(), key=lambda m: (-msg_rel(m), m["message_id"])):
             if len(mid) >= limit:
                 break
             if w is not None and not _overlaps(m["timestamp"], m["timestamp"], w):
@@ -150,8 +163,8 @@ def choose(
                     m["message_id"],
                     "message",
                     m["content"],
-                    round(m["mv"], 4),
-                    f"message close to the query ({m['mv']:.2f})",
+                    round(msg_rel(m), 4),
+                    f"message close to the query ({msg_rel(m):.2f})",
                     timestamp=m["timestamp"],
                     source_message_ids=[m["message_id"]],
                 )
