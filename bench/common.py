@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -251,3 +251,18 @@ class Timer:
 
 
 RESULTS.mkdir(parents=True, exist_ok=True)
+
+
+def run_bench(
+    args: argparse.Namespace,
+    run: Callable[[argparse.Namespace, Neo4jHandle], Coroutine[Any, Any, dict[str, Any]]],
+    report: Callable[[dict[str, Any]], str],
+) -> dict[str, Any]:
+    """The shared tail of every bench main(): Neo4j up, run, print the table, write JSON."""
+    import asyncio
+
+    with neo4j(args) as h:
+        res: dict[str, Any] = asyncio.run(run(args, h))
+    print(report(res))
+    write_json(Path(args.out), res)
+    return res

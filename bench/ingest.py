@@ -37,13 +37,12 @@ from bench.common import (
     loadavg,
     log,
     machine,
-    neo4j,
     peak_rss_mb,
+    run_bench,
     serve_api,
     settings_for,
     store_mb,
     table,
-    write_json,
 )
 from gumem.runtime import Runtime
 from gumem.service import Memory
@@ -317,13 +316,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                    help="which phases (the bare embedding always runs)")
     p.add_argument("--out", default=str(RESULTS / "ingest.json"))
     args = p.parse_args(argv)
-    with neo4j(args) as h:
-        res = asyncio.run(run(args, h))
-    print(report(res))
-    from pathlib import Path
-
-    write_json(Path(args.out), res)
-    return res
+    return run_bench(args, run, report)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ Usage: python -m bench.locomo --data ../shared/data/locomo/locomo-dev.json --out
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import re
 import time
@@ -38,7 +37,7 @@ from bench.common import (
     add_neo4j_args,
     log,
     machine,
-    neo4j,
+    run_bench,
     settings_for,
     table,
     write_json,
@@ -324,11 +323,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--batch", type=int, default=1000)
     p.add_argument("--tenant", default="bench-locomo")
     args = p.parse_args(argv)
-    with neo4j(args) as h:
-        res = asyncio.run(run(args, h))
-    print(report(res))
-    write_json(Path(args.out), res)
-    return res
+    return run_bench(args, run, report)
 
 
 if __name__ == "__main__":

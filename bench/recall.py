@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import time
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -30,13 +29,12 @@ from bench.common import (
     loadavg,
     log,
     machine,
-    neo4j,
     percentile,
+    run_bench,
     serve_api,
     settings_for,
     store_mb,
     table,
-    write_json,
 )
 from gumem.runtime import Runtime
 from gumem.service import Memory
@@ -170,11 +168,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--out", default=str(RESULTS / "recall.json"))
     args = p.parse_args(argv)
-    with neo4j(args) as h:
-        res = asyncio.run(run(args, h))
-    print(report(res))
-    write_json(Path(args.out), res)
-    return res
+    return run_bench(args, run, report)
 
 
 if __name__ == "__main__":
