@@ -29,6 +29,14 @@ HTTP_PORT = int(os.environ.get("GUMEM_TEST_HTTP_PORT", "7475"))
 PASSWORD = "gumem-test-password"
 
 
+SERVER: list[str] = []  # the server's version, printed once at the end of the run
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for line in SERVER[:1]:
+        terminalreporter.write_line(line)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "integration" in str(item.fspath):
@@ -75,15 +83,12 @@ async def _claim(db: Database) -> None:
 
 
 @pytest.fixture(scope="session")
-async def runtime(settings: Settings, request: pytest.FixtureRequest) -> AsyncIterator[Runtime]:
+async def runtime(settings: Settings) -> AsyncIterator[Runtime]:
     rt = Runtime(settings)
     memory = await rt.start()
     await _claim(memory.db)
     version = await memory.server_version()
-    line = f"[gumem] integration tests against Neo4j {version} at {settings.neo4j_uri}"
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line("\n" + line)
+    SERVER.append(f"[gumem] integration tests ran against Neo4j {version} at {settings.neo4j_uri}")
     yield rt
     await rt.close()
 

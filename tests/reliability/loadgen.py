@@ -26,8 +26,16 @@ from tests.integration.helpers import ADD, seed
 
 MEMORY = """query($u: String!, $q: String!) { memory(userId: $u, query: $q) {
   formattedContext midTermContext { id } shortTermContext { id } } }"""
-QUERIES = ["跑鞋", "昨天看的鞋还有推荐吗？", "预算多少", "any more shoe picks from yesterday?",
-           "what budget did I give?", "carbon plate running shoes", "尺码", "park run 5 km"]
+QUERIES = [
+    "跑鞋",
+    "昨天看的鞋还有推荐吗？",
+    "预算多少",
+    "any more shoe picks from yesterday?",
+    "what budget did I give?",
+    "carbon plate running shoes",
+    "尺码",
+    "park run 5 km",
+]
 TEMPLATES = [m for lang in ("zh", "en") for m in seed(lang)]
 
 
@@ -138,17 +146,21 @@ class Load:
         for _ in range(rng.randint(*self.batch)):
             self._n += 1
             t = rng.choice(TEMPLATES)
-            ts = datetime.fromisoformat("2026-11-30T10:00:00+08:00") + timedelta(
-                seconds=self._n
-            )
+            ts = datetime.fromisoformat("2026-11-30T10:00:00+08:00") + timedelta(seconds=self._n)
             out.append(
-                dict(t, id=f"{self.prefix}-w{w}-{self._n}", userId=user,
-                     sessionId=f"s-{user}-{w}", timestamp=ts.isoformat())
+                dict(
+                    t,
+                    id=f"{self.prefix}-w{w}-{self._n}",
+                    userId=user,
+                    sessionId=f"s-{user}-{w}",
+                    timestamp=ts.isoformat(),
+                )
             )
         return out
 
-    async def call(self, c: httpx.AsyncClient, kind: str, body: dict[str, Any],
-                   ids: list[str]) -> Op:
+    async def call(
+        self, c: httpx.AsyncClient, kind: str, body: dict[str, Any], ids: list[str]
+    ) -> Op:
         t0 = time.monotonic()
         self.in_flight += 1
         try:
@@ -176,15 +188,16 @@ class Load:
         async with httpx.AsyncClient(timeout=self.timeout_s, headers=headers) as c:
             while not stop.is_set():
                 if rng.random() < self.read_ratio:
-                    body = {"query": MEMORY, "variables": {"u": rng.choice(self.users),
-                                                           "q": rng.choice(QUERIES)}}
+                    body = {
+                        "query": MEMORY,
+                        "variables": {"u": rng.choice(self.users), "q": rng.choice(QUERIES)},
+                    }
                     await self.call(c, "memory", body, [])
                 else:
                     msgs = self._messages(rng, w)
                     ids = [m["id"] for m in msgs]
                     self.batches.append(ids)
-                    op = await self.call(c, "add", {"query": ADD, "variables": {"m": msgs}},
-                                         ids)
+                    op = await self.call(c, "add", {"query": ADD, "variables": {"m": msgs}}, ids)
                     if op.outcome != "ok":
                         self.failed_batches.append(msgs)
                     if op.outcome == "conn":
@@ -199,8 +212,9 @@ class Load:
         n = 0
         async with httpx.AsyncClient(timeout=self.timeout_s, headers=headers) as c:
             for msgs in self.failed_batches:
-                op = await self.call(c, "retry", {"query": ADD, "variables": {"m": msgs}},
-                                     [m["id"] for m in msgs])
+                op = await self.call(
+                    c, "retry", {"query": ADD, "variables": {"m": msgs}}, [m["id"] for m in msgs]
+                )
                 if op.outcome == "ok":
                     n += 1
         return n
@@ -240,29 +254,47 @@ async def wait_settled(db: Database, tenant: str, timeout_s: float = 180) -> int
     """Until no Message of the tenant is pending; returns how many still are."""
     deadline = time.monotonic() + timeout_s
     while True:
-        n = (await rows(db, "MATCH (m:Message {status: 'pending'}) WHERE m.tenant = $t "
-                        "RETURN count(m) AS n", t=tenant))[0]["n"]
+        n = (
+            await rows(
+                db,
+                "MATCH (m:Message {status: 'pending'}) WHERE m.tenant = $t RETURN count(m) AS n",
+                t=tenant,
+            )
+        )[0]["n"]
         if n == 0 or time.monotonic() > deadline:
             return int(n)
         await asyncio.sleep(1)
 
 
-async def store_check(db: Database, tenant: str, acked: set[str],
-                      batches: list[list[str]]) -> dict[str, Any]:
-    msgs = await rows(db, "MATCH (m:Message) WHERE m.tenant = $t "
-                      "RETURN m.message_id AS id, m.status AS status", t=tenant)
+async def store_check(
+    db: Database, tenant: str, acked: set[str], batches: list[list[str]]
+) -> dict[str, Any]:
+    msgs = await rows(
+        db,
+        "MATCH (m:Message) WHERE m.tenant = $t RETURN m.message_id AS id, m.status AS status",
+        t=tenant,
+    )
     ids = [r["id"] for r in msgs]
     stored = set(ids)
     statuses: dict[str, int] = {}
     for r in msgs:
         statuses[r["status"]] = statuses.get(r["status"], 0) + 1
-    fact_dups = (await rows(db, "MATCH (f:Fact) WITH f.fact_id AS id, count(*) AS n "
-                            "WHERE n > 1 RETURN count(id) AS n"))[0]["n"]
-    no_source = (await rows(db, "MATCH (f:Fact) WHERE NOT (f)-[:SOURCE]->() "
-                            "RETURN count(f) AS n"))[0]["n"]
-    source_mismatch = (await rows(
-        db, "MATCH (f:Fact) WHERE size(f.source_message_ids) <> COUNT { (f)-[:SOURCE]->() } "
-        "RETURN count(f) AS n"))[0]["n"]
+    fact_dups = (
+        await rows(
+            db,
+            "MATCH (f:Fact) WITH f.fact_id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS n",
+        )
+    )[0]["n"]
+    no_source = (await rows(db, "MATCH (f:Fact) WHERE NOT (f)-[:SOURCE]->() RETURN count(f) AS n"))[
+        0
+    ]["n"]
+    source_mismatch = (
+        await rows(
+            db,
+            "MATCH (f:Fact) WHERE size(f.source_message_ids) <> COUNT { (f)-[:SOURCE]->() } "
+            "RETURN count(f) AS n",
+        )
+    )[0]["n"]
     facts = (await rows(db, "MATCH (f:Fact) RETURN count(f) AS n"))[0]["n"]
     half = [b for b in batches if 0 < len(stored & set(b)) < len(b)]
     return {

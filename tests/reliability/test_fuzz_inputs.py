@@ -29,8 +29,18 @@ from tests.reliability.figures import add
 pytestmark = pytest.mark.reliability
 
 SETTINGS = Settings()
-FIELDS = {"message", "id", "userId", "sessionId", "role", "content", "timestamp",
-          "eventType", "page", "metadata"}
+FIELDS = {
+    "message",
+    "id",
+    "userId",
+    "sessionId",
+    "role",
+    "content",
+    "timestamp",
+    "eventType",
+    "page",
+    "metadata",
+}
 ID_OK = re.compile(r"[\w.:@/+\-]{1,200}")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 VALID = {
@@ -55,22 +65,46 @@ def fuzz(n: int) -> hsettings:
         suppress_health_check=list(HealthCheck),
     )
 
+
 # --- strategies -------------------------------------------------------------------------
 
 SURROGATES = st.integers(0xD800, 0xDFFF).map(chr)
 CONTROLS = st.sampled_from([chr(c) for c in [*range(0, 32), 127]])
 SPECIAL = st.sampled_from(
-    ['"', "'", "\\", "OR", "AND NOT", "*", "~", ")(", "|", "\u2028", "\u200b", "\ufeff",
-     "\U0001f600", "中", "ｕ", "ѕ", "%", "$", "{", "}", "\n", "\r\n", "\t", " ", "MATCH (n)"]
+    [
+        '"',
+        "'",
+        "\\",
+        "OR",
+        "AND NOT",
+        "*",
+        "~",
+        ")(",
+        "|",
+        "\u2028",
+        "\u200b",
+        "\ufeff",
+        "\U0001f600",
+        "中",
+        "ｕ",
+        "ѕ",
+        "%",
+        "$",
+        "{",
+        "}",
+        "\n",
+        "\r\n",
+        "\t",
+        " ",
+        "MATCH (n)",
+    ]
 )
 
 
 @st.composite
 def nasty_text(draw: st.DrawFn) -> str:
     parts = draw(
-        st.lists(
-            st.one_of(st.text(max_size=20), SURROGATES, CONTROLS, SPECIAL), max_size=8
-        )
+        st.lists(st.one_of(st.text(max_size=20), SURROGATES, CONTROLS, SPECIAL), max_size=8)
     )
     return "".join(parts)
 
@@ -93,7 +127,8 @@ WRONG_TYPE = st.one_of(
 )
 OFFSETS = st.integers(-24 * 60 + 1, 24 * 60 - 1).map(lambda m: timezone(timedelta(minutes=m)))
 DATETIMES = st.datetimes(
-    min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),
+    min_value=datetime(1, 1, 2),
+    max_value=datetime(9999, 12, 30),
     timezones=st.one_of(st.none(), OFFSETS, st.just(UTC)),
 )
 TIMESTAMPS = st.one_of(
@@ -101,11 +136,27 @@ TIMESTAMPS = st.one_of(
     DATETIMES.map(lambda d: d.isoformat()),
     DATETIMES.map(lambda d: d.isoformat().replace("+00:00", "Z")),
     st.sampled_from(
-        ["1969-12-31T23:59:59Z", "1970-01-01T00:00:00Z", "2099-12-31T23:59:59Z",
-         "2100-01-01T00:00:00Z", "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00",
-         "2026-11-30", "2026-11-30T10:00:00", "2026-13-01T00:00:00Z", "2026-11-30T10:00:00+25:00",
-         "2026-11-30T10:00:00ZZ", "+002026-11-30T10:00:00Z", "now", "", " ", "1e10",
-         "2026-11-30T10:00:00.123456789+08:00", "2026-W48-1T10:00Z", "2026-11-30T24:00:00Z"]
+        [
+            "1969-12-31T23:59:59Z",
+            "1970-01-01T00:00:00Z",
+            "2099-12-31T23:59:59Z",
+            "2100-01-01T00:00:00Z",
+            "0001-01-01T00:00:00+14:00",
+            "9999-12-31T23:59:59-14:00",
+            "2026-11-30",
+            "2026-11-30T10:00:00",
+            "2026-13-01T00:00:00Z",
+            "2026-11-30T10:00:00+25:00",
+            "2026-11-30T10:00:00ZZ",
+            "+002026-11-30T10:00:00Z",
+            "now",
+            "",
+            " ",
+            "1e10",
+            "2026-11-30T10:00:00.123456789+08:00",
+            "2026-W48-1T10:00Z",
+            "2026-11-30T24:00:00Z",
+        ]
     ),
     nasty_text(),
     WRONG_TYPE,
@@ -134,8 +185,8 @@ def deep(draw: st.DrawFn) -> Any:
     value = {"root": nest(kind, depth)}
     if draw(st.booleans()):
         if depth > 900:  # json.dumps itself would recurse too deep: build the text by hand
-            open_, close = ("{\"a\":", "}") if kind == "dict" else ("[", "]")
-            return "{\"root\":" + open_ * depth + "1" + close * depth + "}"
+            open_, close = ('{"a":', "}") if kind == "dict" else ("[", "]")
+            return '{"root":' + open_ * depth + "1" + close * depth + "}"
         return json.dumps(value)
     return value
 
@@ -154,8 +205,24 @@ IDS = st.one_of(
     st.from_regex(ID_OK, fullmatch=True),
     nasty_text(),
     HUGE,
-    st.sampled_from(["m1\n", "u-seed\n", "a b", "a|b", "tenant-a|u-seed", "u-seed' OR 1=1",
-                     "*", "", "ｍ１", "u‐seed", "x" * 200, "x" * 201, "\u200bu", ".."]),
+    st.sampled_from(
+        [
+            "m1\n",
+            "u-seed\n",
+            "a b",
+            "a|b",
+            "tenant-a|u-seed",
+            "u-seed' OR 1=1",
+            "*",
+            "",
+            "ｍ１",
+            "u‐seed",
+            "x" * 200,
+            "x" * 201,
+            "\u200bu",
+            "..",
+        ]
+    ),
     WRONG_TYPE,
 )
 TEXTS = st.one_of(nasty_text(), HUGE, WRONG_TYPE, st.just("   "), st.just(VALID["content"]))
@@ -170,8 +237,22 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "content": TEXTS,
     "timestamp": TIMESTAMPS,
     "eventType": st.one_of(
-        st.sampled_from(["message", "search", "filter", "view", "click", "favorite",
-                         "dwell", "skip", "tool", "MESSAGE", "", "drop table"]),
+        st.sampled_from(
+            [
+                "message",
+                "search",
+                "filter",
+                "view",
+                "click",
+                "favorite",
+                "dwell",
+                "skip",
+                "tool",
+                "MESSAGE",
+                "",
+                "drop table",
+            ]
+        ),
         WRONG_TYPE,
     ),
     "page": st.one_of(st.none(), TEXTS),
@@ -328,8 +409,10 @@ def test_fuzz_batch_shapes() -> None:
     @given(
         st.one_of(
             WRONG_TYPE,
-            st.builds(lambda n: [dict(VALID, id=f"m{i}") for i in range(n)],
-                      st.sampled_from([1, 999, 1000, 1001, 10_000])),
+            st.builds(
+                lambda n: [dict(VALID, id=f"m{i}") for i in range(n)],
+                st.sampled_from([1, 999, 1000, 1001, 10_000]),
+            ),
             st.builds(
                 lambda n, bad: [dict(VALID, id=f"m{i}") for i in range(n)] + [bad],
                 st.integers(0, 50),

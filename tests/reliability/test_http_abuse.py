@@ -42,8 +42,13 @@ def collect(strategy: st.SearchStrategy[Any], n: int) -> list[Any]:
     """n values drawn by hypothesis (generation only), to replay over HTTP."""
     out: list[Any] = []
 
-    @hsettings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
-               suppress_health_check=list(HealthCheck))
+    @hsettings(
+        max_examples=n,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(strategy)
     def run(value: Any) -> None:
         out.append(value)
@@ -104,9 +109,7 @@ async def stored_ids(rt: Runtime) -> set[str]:
     return {r["id"] for r in rows}
 
 
-async def test_fuzzed_batches_over_http(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_fuzzed_batches_over_http(client: httpx.AsyncClient, runtime: Runtime) -> None:
     batches = [b for b in collect(http_batch(), HTTP_BATCHES) if jsonable(b)]
     tally: Counter[str] = Counter()
     problems: list[str] = []
@@ -143,13 +146,16 @@ async def test_fuzzed_batches_over_http(
     if leaked:
         problems.append(f"ids of rejected batches stored: {sorted(leaked)[:5]}")
     failed = await runtime.memory.db.rows(
-        "MATCH (m:Message {status: 'failed'}) RETURN count(m) AS n")
+        "MATCH (m:Message {status: 'failed'}) RETURN count(m) AS n"
+    )
     add("fuzz_cases", len(batches))
     add("fuzz_cases_http", len(batches))
     add("server_errors", tally["server"])
     add("failed_messages", failed[0]["n"])
-    print(f"\n[http fuzz addMessages] {len(batches)} batches: {dict(tally)}; "
-          f"{failed[0]['n']} stored Messages failed processing")
+    print(
+        f"\n[http fuzz addMessages] {len(batches)} batches: {dict(tally)}; "
+        f"{failed[0]['n']} stored Messages failed processing"
+    )
     for p in problems[:15]:
         print(f"  PROBLEM {p}")
     assert not problems, f"{len(problems)} problems, first: {problems[0]}"
@@ -158,33 +164,67 @@ async def test_fuzzed_batches_over_http(
 QUERY_TEXT = st.one_of(
     nasty_text(),
     st.lists(SPECIAL, min_size=1, max_size=6).map(" ".join),
-    st.lists(st.sampled_from(['"', "\\", "OR", "*", "~", "AND NOT", ")(", "跑鞋", "shoes",
-                              "?", ":", "^2", "[a TO z]", "{", "/.*/", "&&", "||", "!", "-",
-                              "+", "scope:*", "*:*"]), min_size=1, max_size=8).map("".join),
+    st.lists(
+        st.sampled_from(
+            [
+                '"',
+                "\\",
+                "OR",
+                "*",
+                "~",
+                "AND NOT",
+                ")(",
+                "跑鞋",
+                "shoes",
+                "?",
+                ":",
+                "^2",
+                "[a TO z]",
+                "{",
+                "/.*/",
+                "&&",
+                "||",
+                "!",
+                "-",
+                "+",
+                "scope:*",
+                "*:*",
+            ]
+        ),
+        min_size=1,
+        max_size=8,
+    ).map("".join),
     st.builds(lambda a, s: a + s, st.text(max_size=10), SURROGATES),
     st.sampled_from(["x" * 2000, "x" * 2001, "中" * 2001, " ", ""]),
 )
-USER_IDS = st.one_of(st.just("u-seed"), st.sampled_from(["*", "u-seed' OR 1=1", "u‐seed", ""]),
-                     nasty_text())
+USER_IDS = st.one_of(
+    st.just("u-seed"), st.sampled_from(["*", "u-seed' OR 1=1", "u‐seed", ""]), nasty_text()
+)
 
 
-async def test_fuzzed_recall_queries_over_http(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
-    r = await client.post("/graphql", json={"query": ADD, "variables": {"m": seed("zh")}},
-                          headers=A)
+async def test_fuzzed_recall_queries_over_http(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    r = await client.post(
+        "/graphql", json={"query": ADD, "variables": {"m": seed("zh")}}, headers=A
+    )
     assert not r.json()["data"]["addMessages"]["errors"]
     before = await node_count(runtime)
-    cases = collect(st.tuples(QUERY_TEXT, USER_IDS, st.one_of(st.none(), nasty_text()),
-                              st.one_of(st.none(), st.integers(-5, 100), JSON_LEAF)),
-                    HTTP_QUERIES)
+    cases = collect(
+        st.tuples(
+            QUERY_TEXT,
+            USER_IDS,
+            st.one_of(st.none(), nasty_text()),
+            st.one_of(st.none(), st.integers(-5, 100), JSON_LEAF),
+        ),
+        HTTP_QUERIES,
+    )
     tally: Counter[str] = Counter()
     problems: list[str] = []
     for q, user, session, limit in cases:
         variables = {"u": user, "q": q, "s": session, "l": limit}
         body = json.dumps({"query": MEMORY, "variables": variables})  # escapes surrogates
-        r = await client.post("/graphql", content=body,
-                              headers={**A, "content-type": "application/json"})
+        r = await client.post(
+            "/graphql", content=body, headers={**A, "content-type": "application/json"}
+        )
         kind, _ = classify(r)
         tally[kind] += 1
         if kind == "server":
@@ -205,24 +245,50 @@ def raw_bodies() -> list[tuple[str, bytes]]:
     return [
         ("invalid UTF-8", b'{"query": "{ health { ok } }", "x": "\xff\xfe"}'),
         ("truncated JSON", b'{"query": '),
-        ("JSON nested 5000 deep", deep_meta.replace('"X"', '{"a":' * 5000 + "1" + "}" * 5000)
-         .encode()),
-        ("metadata string nested 5000 deep",
-         json.dumps({"query": ADD, "variables": {"m": [dict(item, metadata="[" * 5000)]}})
-         .encode()),
-        ("lone surrogate in metadata",
-         json.dumps({"query": ADD, "variables": {"m": [dict(item, metadata={"k": "\ud800"})]}})
-         .encode()),
-        ("NaN in metadata",
-         json.dumps({"query": ADD, "variables": {"m": [dict(item, id="raw-nan",
-                                                            metadata={"k": float("nan")})]}})
-         .encode()),
-        ("lone surrogate in recall query",
-         json.dumps({"query": MEMORY, "variables": {"u": "u-seed", "q": "鞋\ud800"}}).encode()),
-        ("10k-item batch", json.dumps({"query": ADD, "variables": {"m": [
-            dict(item, id=f"big{i}") for i in range(10_000)]}}).encode()),
-        ("5 MB content", json.dumps({"query": ADD, "variables": {"m": [
-            dict(item, id="huge", content="a" * 5_000_000)]}}).encode()),
+        (
+            "JSON nested 5000 deep",
+            deep_meta.replace('"X"', '{"a":' * 5000 + "1" + "}" * 5000).encode(),
+        ),
+        (
+            "metadata string nested 5000 deep",
+            json.dumps(
+                {"query": ADD, "variables": {"m": [dict(item, metadata="[" * 5000)]}}
+            ).encode(),
+        ),
+        (
+            "lone surrogate in metadata",
+            json.dumps(
+                {"query": ADD, "variables": {"m": [dict(item, metadata={"k": "\ud800"})]}}
+            ).encode(),
+        ),
+        (
+            "NaN in metadata",
+            json.dumps(
+                {
+                    "query": ADD,
+                    "variables": {"m": [dict(item, id="raw-nan", metadata={"k": float("nan")})]},
+                }
+            ).encode(),
+        ),
+        (
+            "lone surrogate in recall query",
+            json.dumps({"query": MEMORY, "variables": {"u": "u-seed", "q": "鞋\ud800"}}).encode(),
+        ),
+        (
+            "10k-item batch",
+            json.dumps(
+                {
+                    "query": ADD,
+                    "variables": {"m": [dict(item, id=f"big{i}") for i in range(10_000)]},
+                }
+            ).encode(),
+        ),
+        (
+            "5 MB content",
+            json.dumps(
+                {"query": ADD, "variables": {"m": [dict(item, id="huge", content="a" * 5_000_000)]}}
+            ).encode(),
+        ),
         ("variables not an object", b'{"query": "{ health { ok } }", "variables": [1]}'),
         ("query not a string", b'{"query": 5}'),
         ("empty body", b""),
@@ -234,8 +300,9 @@ async def test_raw_bodies(client: httpx.AsyncClient, runtime: Runtime) -> None:
     problems = []
     for name, body in raw_bodies():
         try:
-            r = await client.post("/graphql", content=body,
-                                  headers={**A, "content-type": "application/json"})
+            r = await client.post(
+                "/graphql", content=body, headers={**A, "content-type": "application/json"}
+            )
         except Exception as exc:  # the app raised instead of answering: a 500 in uvicorn
             problems.append(f"{name}: app raised {type(exc).__name__}")
             continue
@@ -252,8 +319,9 @@ async def test_raw_bodies(client: httpx.AsyncClient, runtime: Runtime) -> None:
     add("server_errors", sum(1 for p in problems if "NaN" not in p))
     add("invalid_accepted", sum(1 for p in problems if "NaN" in p))
     after = await node_count(runtime)
-    nan_stored = bool(await runtime.memory.db.rows(
-        "MATCH (m:Message {message_id: 'raw-nan'}) RETURN m.uid AS u"))
+    nan_stored = bool(
+        await runtime.memory.db.rows("MATCH (m:Message {message_id: 'raw-nan'}) RETURN m.uid AS u")
+    )
     assert after == before or nan_stored, "a rejected raw body changed the store"
     assert not problems, problems
 
@@ -267,22 +335,41 @@ def nested_query(levels: int) -> str:
 
 ABUSE = [
     ("30-level nested query", lambda: nested_query(15), "depth"),
-    ("30-level nested unknown fields", lambda: "{ " + "a { " * 30 + "b" + " }" * 30 + " }",
-     "depth"),
+    (
+        "30-level nested unknown fields",
+        lambda: "{ " + "a { " * 30 + "b" + " }" * 30 + " }",
+        "depth",
+    ),
     ("5000-token query", lambda: "{ " + "health { ok } " * 1700 + "}", "tokens"),
-    ("100 aliases", lambda: "{ " + " ".join(f"a{i}: health {{ ok }}" for i in range(100)) + " }",
-     "aliases"),
-    ("100 aliased memory calls", lambda: "{ " + " ".join(
-        f'm{i}: memory(userId: "u-seed", query: "鞋") {{ formattedContext }}'
-        for i in range(100)) + " }", "aliases"),
-    ("fragment cycle", lambda: "query { ...A } fragment A on Query { ...B } "
-     "fragment B on Query { ...A }", "fragment"),
+    (
+        "100 aliases",
+        lambda: "{ " + " ".join(f"a{i}: health {{ ok }}" for i in range(100)) + " }",
+        "aliases",
+    ),
+    (
+        "100 aliased memory calls",
+        lambda: (
+            "{ "
+            + " ".join(
+                f'm{i}: memory(userId: "u-seed", query: "鞋") {{ formattedContext }}'
+                for i in range(100)
+            )
+            + " }"
+        ),
+        "aliases",
+    ),
+    (
+        "fragment cycle",
+        lambda: "query { ...A } fragment A on Query { ...B } fragment B on Query { ...A }",
+        "fragment",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("name", "make", "word"), ABUSE, ids=[a[0] for a in ABUSE])
-async def test_abusive_graphql_rejected(client: httpx.AsyncClient, name: str, make: Any,
-                                        word: str) -> None:
+async def test_abusive_graphql_rejected(
+    client: httpx.AsyncClient, name: str, make: Any, word: str
+) -> None:
     r = await client.post("/graphql", json={"query": make()}, headers=A)
     assert r.status_code < 500, r.text[:300]
     body = r.json()

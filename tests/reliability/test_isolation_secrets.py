@@ -22,17 +22,50 @@ from tests.reliability.loadgen import free_port
 pytestmark = pytest.mark.reliability
 
 ESCAPES = [
-    "u-seed' OR 1=1", 'u-seed" OR "1"="1', "u-seed' OR '1'='1' //", "*", ".*", "%", "_",
-    "tenant-a|u-seed", "tenant-a|u-seed-en", "tenant-b|u-seed", "u-seed|", "|u-seed",
-    "u-seed\n", "u-seed\r\n", "u-seed\x00", "u-seed\x1f", "u-seed ", " u-seed",
-    "u\u2010seed", "u-\u0455eed", "\uff55-seed", "U-SEED", "u-seed\u200b", "u-se\u0301ed",
-    "u-seed/../u-seed", "..", "$user_id", "{u-seed}", "u-seed)--", "u-seed' })-[*]-(n) //",
-    "tenant-a", "tenant-a:u-seed", "u-seed*", "u-se?d", "u-seed~", "scope:*",
+    "u-seed' OR 1=1",
+    'u-seed" OR "1"="1',
+    "u-seed' OR '1'='1' //",
+    "*",
+    ".*",
+    "%",
+    "_",
+    "tenant-a|u-seed",
+    "tenant-a|u-seed-en",
+    "tenant-b|u-seed",
+    "u-seed|",
+    "|u-seed",
+    "u-seed\n",
+    "u-seed\r\n",
+    "u-seed\x00",
+    "u-seed\x1f",
+    "u-seed ",
+    " u-seed",
+    "u\u2010seed",
+    "u-\u0455eed",
+    "\uff55-seed",
+    "U-SEED",
+    "u-seed\u200b",
+    "u-se\u0301ed",
+    "u-seed/../u-seed",
+    "..",
+    "$user_id",
+    "{u-seed}",
+    "u-seed)--",
+    "u-seed' })-[*]-(n) //",
+    "tenant-a",
+    "tenant-a:u-seed",
+    "u-seed*",
+    "u-se?d",
+    "u-seed~",
+    "scope:*",
 ]
 QUERIES = [
-    ("memory", 'query($u: String!) { memory(userId: $u, query: "跑鞋 预算 鞋") { formattedContext '
-               "midTermContext { id content } shortTermContext { id content } "
-               "longTermUserContext { id content } } }"),
+    (
+        "memory",
+        'query($u: String!) { memory(userId: $u, query: "跑鞋 预算 鞋") { formattedContext '
+        "midTermContext { id content } shortTermContext { id content } "
+        "longTermUserContext { id content } } }",
+    ),
     ("topics", "query($u: String!) { topics(userId: $u) { id name } }"),
     ("facts", "query($u: String!) { facts(userId: $u, includeInactive: true) { id content } }"),
 ]
@@ -74,24 +107,51 @@ async def test_user_ids_cannot_escape_their_tenant(client: httpx.AsyncClient) ->
     if "Paris" in str(a):
         leaked.append("tenant B's write reached tenant A's u-seed")
     add("cross_tenant_leaks", len(leaked))
-    print(f"\n[isolation] {len(ESCAPES)} escape ids x {len(QUERIES)} queries x 2 keys: "
-          f"{len(leaked)} leaks")
+    print(
+        f"\n[isolation] {len(ESCAPES)} escape ids x {len(QUERIES)} queries x 2 keys: "
+        f"{len(leaked)} leaks"
+    )
     assert not leaked, leaked[:5]
 
 
 async def test_lucene_injection_stays_in_the_users_scope(client: httpx.AsyncClient) -> None:
     """Another user of the same tenant, with full-text operators, gets none of u-seed's."""
     secrets = await seeded(client)
-    other = [dict(m, userId="u-other", id=f"o-{m['id']}", content="I like green tea.")
-             for m in seed("en")[:1]]
+    other = [
+        dict(m, userId="u-other", id=f"o-{m['id']}", content="I like green tea.")
+        for m in seed("en")[:1]
+    ]
     await gql(client, ADD, m=other)
     leaked = []
-    for q in ['"', "\\", "OR", "*", "~", "AND NOT", ")(", "*:*", "scope:*", "慢跑 OR *",
-              ") OR scope:* OR (", '") OR ("', "content:慢跑", "跑鞋~2", "慢跑^10", "/.*/",
-              "[* TO *]", "慢跑 || 跑鞋", "+慢跑 -tea", "慢跑\\", "慢跑 AND NOT tea"]:
-        r = await gql(client, 'query($q: String!) { memory(userId: "u-other", query: $q) '
-                      "{ formattedContext midTermContext { id } shortTermContext { id } } }",
-                      q=q)
+    for q in [
+        '"',
+        "\\",
+        "OR",
+        "*",
+        "~",
+        "AND NOT",
+        ")(",
+        "*:*",
+        "scope:*",
+        "慢跑 OR *",
+        ") OR scope:* OR (",
+        '") OR ("',
+        "content:慢跑",
+        "跑鞋~2",
+        "慢跑^10",
+        "/.*/",
+        "[* TO *]",
+        "慢跑 || 跑鞋",
+        "+慢跑 -tea",
+        "慢跑\\",
+        "慢跑 AND NOT tea",
+    ]:
+        r = await gql(
+            client,
+            'query($q: String!) { memory(userId: "u-other", query: $q) '
+            "{ formattedContext midTermContext { id } shortTermContext { id } } }",
+            q=q,
+        )
         assert r["status"] == 200 and not r.get("errors"), (q, r)
         found = leaks(r, secrets, q)
         if found:
@@ -125,27 +185,44 @@ async def test_no_secrets_in_logs_or_errors(
                     codes[label] = f"HTTP {r.status_code}"
 
     probe = 'query { memory(userId: "u-seed", query: "跑鞋") { formattedContext } }'
-    bad_keys = [{}, {"Authorization": "Bearer not-a-key"}, {"Authorization": f"Bearer {password}"},
-                {"Authorization": f"Bearer {keys[0]}x"}, {"Authorization": f"Basic {keys[0]}"}]
+    bad_keys = [
+        {},
+        {"Authorization": "Bearer not-a-key"},
+        {"Authorization": f"Bearer {password}"},
+        {"Authorization": f"Bearer {keys[0]}x"},
+        {"Authorization": f"Basic {keys[0]}"},
+    ]
     await run(runtime, "bad keys", [(probe, h) for h in bad_keys])
 
     # a storage outage: a driver to a port nothing listens on
-    dead = settings.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{free_port()}",
-                                       "neo4j_timeout_s": 1.0})
+    dead = settings.model_copy(
+        update={"neo4j_uri": f"bolt://127.0.0.1:{free_port()}", "neo4j_timeout_s": 1.0}
+    )
     down = Runtime(dead)
     down._memory = Memory(Database(make_driver(dead), "neo4j"), dead, memory.pipeline)
     try:
-        await run(down, "outage", [(probe, A), ('mutation { addMessages(messages: [{id: "x1", '
-                                          'userId: "u1", sessionId: "s1", role: "user", '
-                                          'content: "hi", timestamp: "2026-01-01T00:00:00Z"}]) '
-                                          "{ accepted } }", A)])
+        await run(
+            down,
+            "outage",
+            [
+                (probe, A),
+                (
+                    'mutation { addMessages(messages: [{id: "x1", '
+                    'userId: "u1", sessionId: "s1", role: "user", '
+                    'content: "hi", timestamp: "2026-01-01T00:00:00Z"}]) '
+                    "{ accepted } }",
+                    A,
+                ),
+            ],
+        )
     finally:
         await down._memory.db.driver.close()
         down._memory = None
 
     # a wrong Neo4j password (one attempt: Neo4j locks the user after repeated failures)
-    wrong = settings.model_copy(update={"neo4j_password": settings.neo4j_password.__class__(
-        SECRET_PASSWORD)})
+    wrong = settings.model_copy(
+        update={"neo4j_password": settings.neo4j_password.__class__(SECRET_PASSWORD)}
+    )
     bad = Runtime(wrong)
     bad._memory = Memory(Database(make_driver(wrong), "neo4j"), wrong, memory.pipeline)
     try:
@@ -155,12 +232,17 @@ async def test_no_secrets_in_logs_or_errors(
         bad._memory = None
 
     text = caplog.text + "\n".join(bodies)
-    secrets = {"Neo4j password": password, "wrong Neo4j password": SECRET_PASSWORD,
-               **{f"API key {i}": k for i, k in enumerate(keys)}}
+    secrets = {
+        "Neo4j password": password,
+        "wrong Neo4j password": SECRET_PASSWORD,
+        **{f"API key {i}": k for i, k in enumerate(keys)},
+    }
     found = [name for name, s in secrets.items() if s in text]
     add("secret_leaks", len(found))
-    print(f"\n[secrets] {len(caplog.records)} log records at DEBUG + {len(bodies)} responses: "
-          f"error codes {codes}; secrets found: {found or 'none'}")
+    print(
+        f"\n[secrets] {len(caplog.records)} log records at DEBUG + {len(bodies)} responses: "
+        f"error codes {codes}; secrets found: {found or 'none'}"
+    )
     assert codes.get("bad keys") == "HTTP 401"
     assert codes.get("outage") == "STORAGE_UNAVAILABLE", codes
     CODES.update(codes)
@@ -175,4 +257,6 @@ def test_wrong_neo4j_password_is_a_clear_error() -> None:
     if "wrong Neo4j password" not in CODES:
         pytest.skip("needs test_no_secrets_in_logs_or_errors")
     assert CODES["wrong Neo4j password"] != "INTERNAL", (
-        "a wrong Neo4j password is answered as an internal error", CODES)
+        "a wrong Neo4j password is answered as an internal error",
+        CODES,
+    )

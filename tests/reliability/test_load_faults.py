@@ -70,11 +70,15 @@ async def store(memory: Memory, api: ApiServer) -> AsyncIterator[Database]:
     yield memory.db
 
 
-async def post(url: str, batch: list[dict[str, Any]], key: str = KEY_A,
-               timeout: float = 120) -> dict[str, Any]:
+async def post(
+    url: str, batch: list[dict[str, Any]], key: str = KEY_A, timeout: float = 120
+) -> dict[str, Any]:
     async with httpx.AsyncClient(timeout=timeout) as c:
-        r = await c.post(url, json={"query": ADD, "variables": {"m": batch}},
-                         headers={"Authorization": f"Bearer {key}"})
+        r = await c.post(
+            url,
+            json={"query": ADD, "variables": {"m": batch}},
+            headers={"Authorization": f"Bearer {key}"},
+        )
     assert r.status_code == 200, r.text
     body: dict[str, Any] = r.json()
     assert not body.get("errors"), body
@@ -84,14 +88,17 @@ async def post(url: str, batch: list[dict[str, Any]], key: str = KEY_A,
 
 
 async def counts(db: Database) -> dict[str, int]:
-    r = await rows(db, """
+    r = await rows(
+        db,
+        """
         CALL () { MATCH (m:Message) RETURN count(m) AS messages }
         CALL () { MATCH (f:Fact) RETURN count(f) AS facts }
         CALL () { MATCH (:Fact)-[e:SOURCE]->() RETURN count(e) AS sources }
         CALL () { MATCH (s:Summary {validity: 'active'}) RETURN count(s) AS summaries }
         CALL () { MATCH (t:Topic) RETURN count(t) AS topics }
         CALL () { MATCH (m:Message) WHERE m.status <> 'processed' RETURN count(m) AS unprocessed }
-        RETURN messages, facts, sources, summaries, topics, unprocessed""")
+        RETURN messages, facts, sources, summaries, topics, unprocessed""",
+    )
     return dict(r[0])
 
 
@@ -114,11 +121,13 @@ def tally_store(check: dict[str, Any], where: str) -> None:
     add("half_written_batches", len(check["half_written"]))
     add("facts_without_source", check["facts_without_source"])
     add("failed_messages", check["statuses"].get("failed", 0))
-    print(f"[{where}] store: {check['messages']} messages {check['statuses']}, "
-          f"{check['facts']} facts, lost {len(check['lost'])}, dups "
-          f"{check['message_dups']}+{check['fact_dups']}, half-written "
-          f"{len(check['half_written'])}, facts without SOURCE {check['facts_without_source']}, "
-          f"SOURCE/source_message_ids mismatch {check['source_mismatch']}")
+    print(
+        f"[{where}] store: {check['messages']} messages {check['statuses']}, "
+        f"{check['facts']} facts, lost {len(check['lost'])}, dups "
+        f"{check['message_dups']}+{check['fact_dups']}, half-written "
+        f"{len(check['half_written'])}, facts without SOURCE {check['facts_without_source']}, "
+        f"SOURCE/source_message_ids mismatch {check['source_mismatch']}"
+    )
 
 
 def assert_store(check: dict[str, Any]) -> None:
@@ -205,9 +214,7 @@ async def test_load(store: Database, api: ApiServer) -> None:
         "load_ops_per_s": round(len(load.ops) / took, 2),
         "load_p95_ms": round(p95(lat) * 1000),
         "load_p95_add_ms": round(p95([o.dt for o in load.ops if o.kind == "add"]) * 1000),
-        "load_p95_memory_ms": round(
-            p95([o.dt for o in load.ops if o.kind == "memory"]) * 1000
-        ),
+        "load_p95_memory_ms": round(p95([o.dt for o in load.ops if o.kind == "memory"]) * 1000),
         "load_errors": len(errors),
         "load_messages_acked": len(load.acked),
     }
@@ -220,8 +227,10 @@ async def test_load(store: Database, api: ApiServer) -> None:
     assert await wait_settled(store, "tenant-a") == 0, "pending Messages left after the load"
     check = await store_check(store, "tenant-a", load.acked, load.batches)
     tally_store(check, "load")
-    add("server_errors", sum(1 for o in load.ops if o.outcome.startswith("http5")
-                             or o.outcome == "INTERNAL"))
+    add(
+        "server_errors",
+        sum(1 for o in load.ops if o.outcome.startswith("http5") or o.outcome == "INTERNAL"),
+    )
     assert not errors, Counter(o.outcome for o in errors)
     assert_store(check)
 
@@ -269,17 +278,23 @@ async def test_neo4j_outage_under_load(store: Database, api: ApiServer) -> None:
     record("outage_max_latency_s", round(max((o.dt for o in during), default=0), 1))
     record("outage_hangs", len(hangs))
     record("outage_recovery_s", None if first_ok is None else round(first_ok - t_up, 1))
-    print(f"[outage] Neo4j pid {server.pid} SIGKILLed, back as pid {restarted.pid} after "
-          f"{t_up - t_down:.1f} s; {len(during)} requests during it, codes {dict(codes)}")
+    print(
+        f"[outage] Neo4j pid {server.pid} SIGKILLed, back as pid {restarted.pid} after "
+        f"{t_up - t_down:.1f} s; {len(during)} requests during it, codes {dict(codes)}"
+    )
     for code, text in load.samples.items():
         print(f"[outage] sample {code}: {text}")
     t_ready = t_up - t_down
     for o in sorted(load.ops, key=lambda o: o.t0):
         if o.outcome != "ok" or o.dt > 20:
-            print(f"[outage] t={o.t0 - t_down:+7.1f}s (Neo4j back at +{t_ready:.1f}s) "
-                  f"{o.kind:<6} took {o.dt:5.1f}s -> {o.outcome}")
-    add("server_errors", sum(1 for o in load.ops if o.outcome.startswith("http5")
-                             or o.outcome == "INTERNAL"))
+            print(
+                f"[outage] t={o.t0 - t_down:+7.1f}s (Neo4j back at +{t_ready:.1f}s) "
+                f"{o.kind:<6} took {o.dt:5.1f}s -> {o.outcome}"
+            )
+    add(
+        "server_errors",
+        sum(1 for o in load.ops if o.outcome.startswith("http5") or o.outcome == "INTERNAL"),
+    )
     # all or nothing, before any client retries
     check = await store_check(store, "tenant-a", load.acked, load.batches)
     add("half_written_batches", len(check["half_written"]))
@@ -291,8 +306,10 @@ async def test_neo4j_outage_under_load(store: Database, api: ApiServer) -> None:
     every = {i for b in load.batches for i in b}
     missing_after_retry = every - set(await ids_of(store))
     tally_store(check, "outage")
-    print(f"[outage] {retried}/{len(load.failed_batches)} failed batches re-sent OK; "
-          f"missing after retries: {len(missing_after_retry)}")
+    print(
+        f"[outage] {retried}/{len(load.failed_batches)} failed batches re-sent OK; "
+        f"missing after retries: {len(missing_after_retry)}"
+    )
     assert first_ok is not None, "the API did not recover after Neo4j came back"
     assert not hangs, f"{len(hangs)} requests hung past the {CLIENT_TIMEOUT_S} s client timeout"
     bad = {c: n for c, n in codes.items() if c not in ("STORAGE_UNAVAILABLE",)}
@@ -309,8 +326,15 @@ async def ids_of(db: Database) -> list[str]:
 
 
 async def test_api_killed_mid_batch(store: Database, api: ApiServer) -> None:
-    load = Load(api.url, KEY_A, "kill", users("kill", 8), batch=(4, 10), read_ratio=0.1,
-                timeout_s=CLIENT_TIMEOUT_S)
+    load = Load(
+        api.url,
+        KEY_A,
+        "kill",
+        users("kill", 8),
+        batch=(4, 10),
+        read_ratio=0.1,
+        timeout_s=CLIENT_TIMEOUT_S,
+    )
     stop = asyncio.Event()
     task = asyncio.create_task(load.run(CLIENTS, stop))
     await asyncio.sleep(15)
@@ -318,9 +342,9 @@ async def test_api_killed_mid_batch(store: Database, api: ApiServer) -> None:
     api.kill()
     stop.set()
     await task
-    pending = (await rows(store, "MATCH (m:Message {status: 'pending'}) RETURN count(m) AS n"))[
-        0
-    ]["n"]
+    pending = (await rows(store, "MATCH (m:Message {status: 'pending'}) RETURN count(m) AS n"))[0][
+        "n"
+    ]
     check = await store_check(store, "tenant-a", load.acked, load.batches)
     add("half_written_batches", len(check["half_written"]))
     assert check["half_written"] == [], check["half_written"][:5]
@@ -331,8 +355,10 @@ async def test_api_killed_mid_batch(store: Database, api: ApiServer) -> None:
     record("api_kill_pending", pending)
     record("api_kill_processed_after_restart", pending - left)
     tally_store(check, "api kill")
-    print(f"[api kill] SIGKILL with {in_flight} requests in flight; {pending} Messages pending "
-          f"after the kill; API back in {took:.1f} s; {left} still pending after the worker")
+    print(
+        f"[api kill] SIGKILL with {in_flight} requests in flight; {pending} Messages pending "
+        f"after the kill; API back in {took:.1f} s; {left} still pending after the worker"
+    )
     if pending == 0:
         note("API kill: no Message was pending at the kill (the worker path was not exercised)")
     assert left == 0
@@ -344,20 +370,32 @@ async def test_api_killed_mid_batch(store: Database, api: ApiServer) -> None:
 
 async def test_server_log_has_no_secrets(api: ApiServer, server_log: Path) -> None:
     async with httpx.AsyncClient(timeout=30) as c:
-        for headers in ({}, {"Authorization": f"Bearer {WRONG_KEY}"},
-                        {"Authorization": f"Basic {WRONG_KEY}"},
-                        {"Authorization": f"Bearer {PASSWORD}"}):
+        for headers in (
+            {},
+            {"Authorization": f"Bearer {WRONG_KEY}"},
+            {"Authorization": f"Basic {WRONG_KEY}"},
+            {"Authorization": f"Bearer {PASSWORD}"},
+        ):
             r = await c.post(api.url, json={"query": "{ health { ok } }"}, headers=headers)
             assert r.status_code == 401
             for secret in (KEY_A, KEY_B, WRONG_KEY, PASSWORD):
                 assert secret not in r.text
     await asyncio.sleep(0.5)
     text = server_log.read_text(errors="replace")
-    found = [name for name, s in (("API key A", KEY_A), ("API key B", KEY_B),
-                                  ("wrong key", WRONG_KEY), ("Neo4j password", PASSWORD))
-             if s in text]
+    found = [
+        name
+        for name, s in (
+            ("API key A", KEY_A),
+            ("API key B", KEY_B),
+            ("wrong key", WRONG_KEY),
+            ("Neo4j password", PASSWORD),
+        )
+        if s in text
+    ]
     add("secret_leaks", len(found))
     tracebacks = text.count("Traceback")
-    print(f"[secrets] server log {len(text)} chars over {api.starts} starts: secrets found "
-          f"{found or 'none'}; tracebacks {tracebacks}")
+    print(
+        f"[secrets] server log {len(text)} chars over {api.starts} starts: secrets found "
+        f"{found or 'none'}; tracebacks {tracebacks}"
+    )
     assert not found
