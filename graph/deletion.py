@@ -12,7 +12,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid, scope_token
-from graph.memory import NewSummary, _summary_row
+from graph.memory import NewSummary, summary_row
 from graph.models import LABELS
 from graph.queries import query
 from gumem.errors import GumemError, NotFoundError
@@ -97,7 +97,7 @@ async def delete_message(
 ) -> dict[str, int]:
     """Delete exactly what `plan` says, or nothing (ConflictError) if the graph moved."""
     now = datetime.now(UTC)
-    rows = [_summary_row(tenant, plan.user_id, s) for s in rebuilt]
+    rows = [summary_row(tenant, plan.user_id, s) for s in rebuilt]
 
     async def work(tx: AsyncManagedTransaction) -> dict[str, int]:
         again = await _plan(tx, tenant, plan.message_id)

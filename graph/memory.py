@@ -213,7 +213,7 @@ class NewSummary:
     embedding: list[float] | None
 
 
-def _summary_row(tenant: str, user_id: str, ns: NewSummary) -> dict[str, Any]:
+def summary_row(tenant: str, user_id: str, ns: NewSummary) -> dict[str, Any]:
     d = ns.draft
     return {
         "summary_id": ns.summary_id,
@@ -250,7 +250,7 @@ async def write_consolidation(
 ) -> None:
     """Topics, fact filing, new Summary versions and retired ones: one transaction."""
     now = datetime.now(UTC)
-    rows = [_summary_row(tenant, user_id, s) for s in summaries]
+    rows = [summary_row(tenant, user_id, s) for s in summaries]
     scope = {
         "tenant": tenant,
         "user_id": user_id,

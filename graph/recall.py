@@ -26,13 +26,6 @@ def lucene_query(text: str, scope: str) -> str | None:
     return f"+scope:{scope} +(content:({cleaned}) OR topic:({cleaned}))"
 
 
-def fact_lucene_query(text: str, scope: str) -> str | None:
-    cleaned = _LUCENE_SPECIAL.sub(r"\\\1", text.lower()).strip()
-    if not re.search(r"\w", cleaned):
-        return None
-    return f"+scope:{scope} +content:({cleaned})"
-
-
 async def candidates(
     db: Database,
     tenant: str,

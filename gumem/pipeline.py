@@ -233,14 +233,7 @@ class Pipeline:
             by_topic[choices[f.fact_id].name].append(f)
         current = await gm.active_summaries(self.db, tenant, user_id, list(by_topic))
         summaries, retire = self._plan_summaries(tenant, user_id, by_topic, topic_ids, current)
-        if summaries:
-            vecs = await asyncio.to_thread(
-                self.models.embedder.embed_passages, [s.draft.content for s in summaries]
-            )
-            summaries = [
-                gm.NewSummary(s.summary_id, s.topic_id, s.key, s.version, s.draft, v)
-                for s, v in zip(summaries, vecs, strict=True)
-            ]
+        summaries = await self._embed_summaries(summaries)
         assign = [{"fact_id": f.fact_id, "topic": choices[f.fact_id].name} for f in unfiled]
         if new_topics or assign or summaries or retire:
             await gm.write_consolidation(
@@ -276,14 +269,18 @@ class Pipeline:
         ]
         known = {t.name: t.topic_id for t in await gm.user_topics(self.db, tenant, user_id)}
         out, _retire = self._plan_summaries(tenant, user_id, by_topic, known, current)
-        if not out:
-            return out
+        return await self._embed_summaries(out)
+
+    async def _embed_summaries(self, planned: list[gm.NewSummary]) -> list[gm.NewSummary]:
+        """The planned Summaries with the embeddings of their content."""
+        if not planned:
+            return planned
         vecs = await asyncio.to_thread(
-            self.models.embedder.embed_passages, [s.draft.content for s in out]
+            self.models.embedder.embed_passages, [s.draft.content for s in planned]
         )
         return [
             gm.NewSummary(s.summary_id, s.topic_id, s.key, s.version, s.draft, v)
-            for s, v in zip(out, vecs, strict=True)
+            for s, v in zip(planned, vecs, strict=True)
         ]
 
     def _plan_summaries(
