@@ -8,7 +8,7 @@ from typing import Any
 
 from extract.decay import recall_decay
 from extract.lang import detect_lang
-from extract.timecues import Window, parse_time_cue
+from extract.timecues import Window
 
 LONG_TERM_KINDS = ("identity", "preference")
 COVERED = 0.86  # a Summary this close to the query covers it on its own
@@ -79,10 +79,13 @@ def choose(
     query: str,
     now: datetime,
     limit: int,
+    w: Window | None,
+    ranked: list[tuple[float, float, dict[str, Any]]],
 ) -> Recall:
-    """Pick and order the context from the candidates (pure; graph/ fetched them)."""
-    w = parse_time_cue(query, now)
-    ranked = rank_summaries(c, now, w)
+    """Pick and order the context from the candidates (pure; graph/ fetched them).
+
+    `w` is the query's time window and `ranked` rank_summaries(c, now, w): the caller has
+    them already, having used them to choose which facts to fetch."""
     mid: list[Item] = []
     seen: set[str] = set()
     min_rel = 0.78

@@ -96,11 +96,13 @@ class Memory:
             recent_k=self.settings.short_term_messages,
         )
         lim = limit or self.settings.recall_limit
-        top = rank_summaries(c, now, parse_time_cue(query, now))[:lim]
+        window = parse_time_cue(query, now)
+        ranked = rank_summaries(c, now, window)
+        top = ranked[:lim]
         ids = {f for _sc, _rel, s in top for f in s["source_facts"]}
         ids |= {f["id"] for f in c["fact_near"]} | {h["id"] for h in c["fact_hits"]}
         facts = await reads.facts(self.db, tenant, sorted(ids)) if ids else {}
-        return choose(c, facts, query, now, lim)
+        return choose(c, facts, query, now, lim, window, ranked)
 
     async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[Any]:
         return await reads.topics_of_user(self.db, tenant, user_id, limit, offset)
