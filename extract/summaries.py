@@ -24,6 +24,7 @@ from extract.types import EntityRef, FactRecord, Lang, SummaryDraft
 
 GROUP_WINDOW = timedelta(hours=6)
 MAX_CONTENT_CHARS = 600
+MAX_GROUP_FACTS = 16  # a bigger group is split by session, then into runs in time order
 
 # Entity types that carry a value, not an identity: sharing "800" links nothing.
 _UNLINKED_TYPES = frozenset(
@@ -91,6 +92,7 @@ def build_summaries(
     *,
     window: timedelta = GROUP_WINDOW,
     max_chars: int = MAX_CONTENT_CHARS,
+    max_facts: int = MAX_GROUP_FACTS,
 ) -> list[SummaryDraft]:
     """One SummaryDraft per group of the topic's active facts, ordered by event_start.
 
@@ -99,13 +101,20 @@ def build_summaries(
     """
     del now
     active = [f for f in facts if f.validity == "active"]
-    return [_draft(topic, group, max_chars) for group in group_facts(active, window)]
+    groups = group_facts(active, window, max_facts)
+    return [_draft(topic, group, max_chars) for group in groups]
 
 
 def group_facts(
-    facts: Sequence[FactRecord], window: timedelta = GROUP_WINDOW
+    facts: Sequence[FactRecord],
+    window: timedelta = GROUP_WINDOW,
+    max_facts: int = MAX_GROUP_FACTS,
 ) -> list[list[FactRecord]]:
-    """Connected components of facts linked by session, entity, slot family or time."""
+    """Connected components of facts linked by session, entity, slot family or time.
+
+    A component of more than ``max_facts`` is split into its sessions, and a session still
+    too big into consecutive runs in time order: a Summary stays a short memory, and new
+    facts in a new session leave the earlier groups (and their Summaries) as they were."""
     ordered = _ordered(facts)
     graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(f.fact_id for f in ordered)
@@ -118,8 +127,24 @@ def group_facts(
         if latest is None or fact.time_end > latest.time_end:
             latest = fact
     by_id = {f.fact_id: f for f in ordered}
-    groups = [_ordered([by_id[i] for i in comp]) for comp in nx.connected_components(graph)]
+    groups: list[list[FactRecord]] = []
+    for comp in nx.connected_components(graph):
+        groups += _split(_ordered([by_id[i] for i in comp]), max_facts)
     return sorted(groups, key=lambda g: (g[0].time_start, g[0].fact_id))
+
+
+def _split(group: list[FactRecord], max_facts: int) -> list[list[FactRecord]]:
+    if len(group) <= max_facts:
+        return [group]
+    sessions: dict[str, list[FactRecord]] = {}
+    for fact in group:  # a fact in several sessions goes with the first by id
+        key = min(fact.session_ids) if fact.session_ids else ""
+        sessions.setdefault(key, []).append(fact)
+    return [
+        part[i : i + max_facts]
+        for part in sessions.values()
+        for i in range(0, len(part), max_facts)
+    ]
 
 
 def summary_key(topic: str, fact_ids: Iterable[str]) -> str:

@@ -251,6 +251,27 @@ def test_speaker_name_alone_does_not_glue_months_together() -> None:
     assert len(group_facts(facts)) == 8
 
 
+def test_big_groups_split_by_session_then_in_time_order() -> None:
+    melanie = EntityRef("Pottery", "ORG", "pottery")
+    facts = [
+        make_fact(
+            f"p{i:02d}",
+            f"Melanie made pot number {i}",
+            minutes=i,
+            session="s1" if i < 20 else "s2",
+            entities=(melanie,),
+        )
+        for i in range(26)
+    ]
+    groups = group_facts(facts, max_facts=12)
+    assert [len(g) for g in groups] == [12, 8, 6]
+    assert {f.session_ids for f in groups[2]} == {("s2",)}
+    # a later session adds a group and leaves the earlier ones as they were
+    later = make_fact("p99", "Melanie made a vase", minutes=500, session="s3", entities=(melanie,))
+    assert group_facts([*facts, later], max_facts=12)[:3] == groups
+    assert len(group_facts(facts, max_facts=30)) == 1
+
+
 def test_long_groups_are_capped_keeping_confident_facts() -> None:
     facts = [
         make_fact(
@@ -262,7 +283,7 @@ def test_long_groups_are_capped_keeping_confident_facts() -> None:
         )
         for i in range(30)
     ]
-    [draft] = build_summaries("hobbies & interests", facts, NOW, max_chars=300)
+    [draft] = build_summaries("hobbies & interests", facts, NOW, max_chars=300, max_facts=30)
     assert len(draft.content) <= 300
     assert len(draft.source_fact_ids) == 30
     shown = draft.evidence["content_fact_ids"]
