@@ -61,11 +61,20 @@ def neo4j(args: argparse.Namespace, fresh: bool = True) -> Iterator[Neo4jHandle]
     if fresh:
         shutil.rmtree(home, ignore_errors=True)
     t0 = time.perf_counter()
-    server = neo4j_dev.start(home, args.bolt_port, args.http_port, PASSWORD, timeout_s=240,
-                             heap="1g", extra_conf={"server.memory.pagecache.size": "1g",
-                                         # frequent checkpoints: store sizes stay current
-                                         "db.checkpoint.interval.time": "3s",
-                                         "db.checkpoint.interval.tx": "1"})
+    server = neo4j_dev.start(
+        home,
+        args.bolt_port,
+        args.http_port,
+        PASSWORD,
+        timeout_s=240,
+        heap="1g",
+        extra_conf={
+            "server.memory.pagecache.size": "1g",
+            # frequent checkpoints: store sizes stay current
+            "db.checkpoint.interval.time": "3s",
+            "db.checkpoint.interval.tx": "1",
+        },
+    )
     log(f"neo4j {server.version} up at {server.bolt_uri} in {time.perf_counter() - t0:.1f}s")
     try:
         yield Neo4jHandle(server.bolt_uri, PASSWORD, home, server.pid)
@@ -121,8 +130,10 @@ def store_mb(h: Neo4jHandle) -> dict[str, float] | None:
     if h.home is None:
         return None
     data = h.home / "data"
-    return {"store": dir_mb(data / "databases" / "neo4j"),
-            "tx_logs": dir_mb(data / "transactions" / "neo4j")}
+    return {
+        "store": dir_mb(data / "databases" / "neo4j"),
+        "tx_logs": dir_mb(data / "transactions" / "neo4j"),
+    }
 
 
 def loadavg() -> tuple[float, float, float]:
@@ -151,17 +162,39 @@ class Api:
 
 
 @contextlib.contextmanager
-def serve_api(h: Neo4jHandle, tenant: str, process_mode: str = "sync",
-              key: str = "bench-key") -> Iterator[Api]:
+def serve_api(
+    h: Neo4jHandle, tenant: str, process_mode: str = "sync", key: str = "bench-key"
+) -> Iterator[Api]:
     """uvicorn serving api.app:create_app on 127.0.0.1 (a free port), stopped on exit."""
     port = free_port()
-    env = dict(os.environ, GUMEM_NEO4J_URI=h.uri, GUMEM_NEO4J_PASSWORD=h.password,
-               GUMEM_API_KEYS=f"{key}={tenant}", GUMEM_PROCESS_MODE=process_mode)
+    env = dict(
+        os.environ,
+        GUMEM_NEO4J_URI=h.uri,
+        GUMEM_NEO4J_PASSWORD=h.password,
+        GUMEM_API_KEYS=f"{key}={tenant}",
+        GUMEM_PROCESS_MODE=process_mode,
+    )
     logf = open(RESULTS / f"uvicorn-{port}.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app", "--host",
-         "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"],
-        cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "api.app:create_app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=logf,
+        stderr=subprocess.STDOUT,
+    )
     api = Api(proc, f"http://127.0.0.1:{port}/graphql", key)
     try:
         deadline = time.monotonic() + 120
@@ -186,8 +219,11 @@ def serve_api(h: Neo4jHandle, tenant: str, process_mode: str = "sync",
 
 
 def gql(client: httpx.Client, api: Api, query: str, variables: dict[str, Any]) -> Any:
-    r = client.post(api.url, json={"query": query, "variables": variables},
-                    headers={"Authorization": f"Bearer {api.key}"})
+    r = client.post(
+        api.url,
+        json={"query": query, "variables": variables},
+        headers={"Authorization": f"Bearer {api.key}"},
+    )
     r.raise_for_status()
     body = r.json()
     if body.get("errors"):
@@ -217,28 +253,33 @@ def fmt(v: Any) -> str:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str = "") -> str:
     cells = [[fmt(c) for c in r] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
-              for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)
+    ]
     line = "  ".join("-" * w for w in widths)
     out = [title] if title else []
     out.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
     out.append(line)
     for r in cells:
-        out.append("  ".join(c.rjust(w) if i else c.ljust(w)
-                             for i, (c, w) in enumerate(zip(r, widths, strict=True))))
+        out.append(
+            "  ".join(
+                c.rjust(w) if i else c.ljust(w)
+                for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            )
+        )
     return "\n".join(out)
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+    )
     log(f"wrote {path}")
 
 
 def machine() -> dict[str, Any]:
-    return {"cpus": os.cpu_count(), "loadavg_start": loadavg(),
-            "python": sys.version.split()[0]}
+    return {"cpus": os.cpu_count(), "loadavg_start": loadavg(), "python": sys.version.split()[0]}
 
 
 class Timer:

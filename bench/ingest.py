@@ -48,10 +48,22 @@ from gumem.runtime import Runtime
 from gumem.service import Memory
 
 WARMUP = [  # one English and one Chinese turn: loads spaCy and jieba in the API process
-    {"id": "warmup-en", "userId": "warmup", "sessionId": "warmup", "role": "user",
-     "content": "I like quiet hotels near the beach.", "timestamp": "2026-01-01T00:00:00Z"},
-    {"id": "warmup-zh", "userId": "warmup", "sessionId": "warmup", "role": "user",
-     "content": "我喜欢安静的海边酒店。", "timestamp": "2026-01-01T00:01:00Z"},
+    {
+        "id": "warmup-en",
+        "userId": "warmup",
+        "sessionId": "warmup",
+        "role": "user",
+        "content": "I like quiet hotels near the beach.",
+        "timestamp": "2026-01-01T00:00:00Z",
+    },
+    {
+        "id": "warmup-zh",
+        "userId": "warmup",
+        "sessionId": "warmup",
+        "role": "user",
+        "content": "我喜欢安静的海边酒店。",
+        "timestamp": "2026-01-01T00:01:00Z",
+    },
 ]
 ADD = """mutation($m: [MessageInput!]!) {
   addMessages(messages: $m) { accepted duplicates errors { index field reason } processed }
@@ -86,20 +98,24 @@ class Phase:
         cpu = sum(os.times()[:2]) - self.cpu0
         await checkpoint(self.memory)
         store1 = store_mb(self.h)
-        self.out.update(seconds=wall, msgs_per_s=self.n / wall, bench_cpu_s=cpu,
-                        loadavg_1m=loadavg()[0])
+        self.out.update(
+            seconds=wall, msgs_per_s=self.n / wall, bench_cpu_s=cpu, loadavg_1m=loadavg()[0]
+        )
         if self.neo_cpu0 is not None and self.h.pid:
             self.out["neo4j_cpu_s"] = (cpu_seconds(self.h.pid) or 0.0) - self.neo_cpu0
         if self.store0 and store1:
-            self.out["store_mb_per_10k"] = ((store1["store"] - self.store0["store"])
-                                            * 10_000 / self.n)
-            self.out["tx_log_mb_per_10k"] = ((store1["tx_logs"] - self.store0["tx_logs"])
-                                             * 10_000 / self.n)
+            self.out["store_mb_per_10k"] = (
+                (store1["store"] - self.store0["store"]) * 10_000 / self.n
+            )
+            self.out["tx_log_mb_per_10k"] = (
+                (store1["tx_logs"] - self.store0["tx_logs"]) * 10_000 / self.n
+            )
         log(f"{self.name}: {self.n} messages in {wall:.1f}s = {self.n / wall:.1f} msg/s")
 
 
-async def py_ingest(memory: Memory, tenant: str, batches: list[list[dict[str, Any]]],
-                    desc: str) -> int:
+async def py_ingest(
+    memory: Memory, tenant: str, batches: list[list[dict[str, Any]]], desc: str
+) -> int:
     done = 0
     for b in tqdm(batches, desc=desc, unit="batch", leave=False):
         r = await memory.add_messages(tenant, b)
@@ -129,10 +145,16 @@ def bare_embedding(memory: Memory, msgs: list[dict[str, Any]]) -> dict[str, Any]
     t0 = time.perf_counter()
     emb.embed_passages(chat)
     t_chat = time.perf_counter() - t0
-    return {"phase": "embed", "messages": len(texts), "seconds": t_all,
-            "msgs_per_s": len(texts) / t_all, "chat_texts": len(chat),
-            "chat_seconds": t_chat, "chat_texts_per_s": len(chat) / t_chat,
-            "loadavg_1m": loadavg()[0]}
+    return {
+        "phase": "embed",
+        "messages": len(texts),
+        "seconds": t_all,
+        "msgs_per_s": len(texts) / t_all,
+        "chat_texts": len(chat),
+        "chat_seconds": t_chat,
+        "chat_texts_per_s": len(chat) / t_chat,
+        "loadavg_1m": loadavg()[0],
+    }
 
 
 def count_embeddings(memory: Memory) -> Counter[str]:
@@ -153,10 +175,10 @@ def count_embeddings(memory: Memory) -> Counter[str]:
 
 def _categories() -> dict[str, Callable[[tuple[str, int, str]], bool]]:
     return {
-        "onnxruntime session.run (embedding model)": lambda k: k[2] == "run"
-        and "onnxruntime" in k[0],
-        "FastEmbedder.embed_passages (total, incl. tokenizer)": lambda k: k[2]
-        == "embed_passages",
+        "onnxruntime session.run (embedding model)": lambda k: (
+            k[2] == "run" and "onnxruntime" in k[0]
+        ),
+        "FastEmbedder.embed_passages (total, incl. tokenizer)": lambda k: k[2] == "embed_passages",
         "extract_chat (spaCy/jieba + rules)": lambda k: k[2] == "extract_chat",
         "extract_events (behaviour aggregation)": lambda k: k[2] == "extract_events",
         "spaCy Language.__call__": lambda k: k[2] == "__call__" and "spacy/language" in k[0],
@@ -164,14 +186,17 @@ def _categories() -> dict[str, Callable[[tuple[str, int, str]], bool]]:
         "build_summaries": lambda k: k[2] == "build_summaries",
         "parse_batch (validation)": lambda k: k[2] == "parse_batch",
         "detect_lang": lambda k: k[2] == "detect_lang",
-        "event loop poll (waiting on Neo4j)": lambda k: k[2] in ("poll", "select")
-        and k[0] == "~",
+        "event loop poll (waiting on Neo4j)": lambda k: k[2] in ("poll", "select") and k[0] == "~",
         "neo4j driver (python side)": lambda k: "/neo4j/" in k[0] and k[2] == "run",
     }
 
 
-async def profile(memory: Memory, batches: list[list[dict[str, Any]]],
-                  tenant: str = "bench-profile", tag: str = "ingest") -> dict[str, Any]:
+async def profile(
+    memory: Memory,
+    batches: list[list[dict[str, Any]]],
+    tenant: str = "bench-profile",
+    tag: str = "ingest",
+) -> dict[str, Any]:
     """cProfile (wall clock) of in-process ingest; to_thread runs inline."""
     real = asyncio.to_thread
 
@@ -198,15 +223,27 @@ async def profile(memory: Memory, batches: list[list[dict[str, Any]]],
         cum = sum(v[3] for k, v in raw.items() if pred(k))
         cats[name] = {"seconds": cum, "pct": 100 * cum / total}
     by_tot = sorted(raw.items(), key=lambda kv: -kv[1][2])[:25]
-    top = [{"function": f"{k[0].split('site-packages/')[-1]}:{k[1]}({k[2]})",
-            "tottime_s": v[2], "tottime_pct": 100 * v[2] / total,
-            "cumtime_s": v[3], "cumtime_pct": 100 * v[3] / total, "calls": v[1]}
-           for k, v in by_tot]
+    top = [
+        {
+            "function": f"{k[0].split('site-packages/')[-1]}:{k[1]}({k[2]})",
+            "tottime_s": v[2],
+            "tottime_pct": 100 * v[2] / total,
+            "cumtime_s": v[3],
+            "cumtime_pct": 100 * v[3] / total,
+            "calls": v[1],
+        }
+        for k, v in by_tot
+    ]
     buf = io.StringIO()
     pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(40)
     (RESULTS / f"{tag}-profile.txt").write_text(buf.getvalue(), encoding="utf-8")
-    return {"messages": n, "wall_s": wall, "msgs_per_s": n / wall, "categories": cats,
-            "top_tottime": top}
+    return {
+        "messages": n,
+        "wall_s": wall,
+        "msgs_per_s": n / wall,
+        "categories": cats,
+        "top_tottime": top,
+    }
 
 
 async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
@@ -238,8 +275,10 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
         for mode, name in (("async", "http-ack"), ("sync", "http-full")):
             if name not in want:
                 continue
-            with (serve_api(h, f"bench-{name}", process_mode=mode) as api,
-                  httpx.Client(timeout=300) as c):
+            with (
+                serve_api(h, f"bench-{name}", process_mode=mode) as api,
+                httpx.Client(timeout=300) as c,
+            ):
                 gql(c, api, ADD, {"m": WARMUP})  # loads all models before timing
                 rss0 = peak_rss_mb(api.pid)
                 cpu0 = cpu_seconds(api.pid)
@@ -252,54 +291,109 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
         if "ack-profile" in want:
             ack_prof = await profile(ack_memory, batches, "bench-ack-profile", "ingest-ack")
         if "profile" in want and args.profile_messages:
-            _users, pmsgs = synth.traffic(args.profile_messages, max(10, args.users // 4),
-                                          seed=args.seed + 1)
+            _users, pmsgs = synth.traffic(
+                args.profile_messages, max(10, args.users // 4), seed=args.seed + 1
+            )
             prof = await profile(memory, synth.batches(pmsgs, args.batch))
     finally:
         await rt.close()
     by = {p["phase"]: p for p in phases}
     embed_rate = by["embed"]["msgs_per_s"]
     targets = {
-        "ack_ge_2000_msgs_per_s": {k: by[k]["msgs_per_s"] >= 2000
-                                   for k in ("py-ack", "http-ack") if k in by},
-        "full_ge_0.8x_embedding": {k: by[k]["msgs_per_s"] >= 0.8 * embed_rate
-                                   for k in ("py-full", "http-full") if k in by},
-        "full_over_embedding": {k: by[k]["msgs_per_s"] / embed_rate
-                                for k in ("py-full", "http-full") if k in by},
+        "ack_ge_2000_msgs_per_s": {
+            k: by[k]["msgs_per_s"] >= 2000 for k in ("py-ack", "http-ack") if k in by
+        },
+        "full_ge_0.8x_embedding": {
+            k: by[k]["msgs_per_s"] >= 0.8 * embed_rate for k in ("py-full", "http-full") if k in by
+        },
+        "full_over_embedding": {
+            k: by[k]["msgs_per_s"] / embed_rate for k in ("py-full", "http-full") if k in by
+        },
     }
-    return {"benchmark": "ingest", "machine": machine(), "messages": len(msgs),
-            "users": len(users), "batch": args.batch, "phases": phases, "targets": targets,
-            "profile": prof, "ack_profile": ack_prof}
+    return {
+        "benchmark": "ingest",
+        "machine": machine(),
+        "messages": len(msgs),
+        "users": len(users),
+        "batch": args.batch,
+        "phases": phases,
+        "targets": targets,
+        "profile": prof,
+        "ack_profile": ack_prof,
+    }
 
 
 def report(res: dict[str, Any]) -> str:
-    rows = [[p["phase"], p["messages"], p["seconds"], p["msgs_per_s"],
-             p.get("store_mb_per_10k"), p.get("tx_log_mb_per_10k"), p.get("api_peak_rss_mb"),
-             p.get("neo4j_cpu_s"), p.get("api_cpu_s", p.get("bench_cpu_s")),
-             p.get("loadavg_1m")] for p in res["phases"]]
-    out = [table(["phase", "msgs", "s", "msg/s", "store MB/10k", "txlog MB/10k",
-                  "API peak RSS MB", "neo4j CPU s", "gumem CPU s", "load1"], rows,
-                 f"Ingest: {res['messages']} messages, {res['users']} users, "
-                 f"batches of {res['batch']}")]
+    rows = [
+        [
+            p["phase"],
+            p["messages"],
+            p["seconds"],
+            p["msgs_per_s"],
+            p.get("store_mb_per_10k"),
+            p.get("tx_log_mb_per_10k"),
+            p.get("api_peak_rss_mb"),
+            p.get("neo4j_cpu_s"),
+            p.get("api_cpu_s", p.get("bench_cpu_s")),
+            p.get("loadavg_1m"),
+        ]
+        for p in res["phases"]
+    ]
+    out = [
+        table(
+            [
+                "phase",
+                "msgs",
+                "s",
+                "msg/s",
+                "store MB/10k",
+                "txlog MB/10k",
+                "API peak RSS MB",
+                "neo4j CPU s",
+                "gumem CPU s",
+                "load1",
+            ],
+            rows,
+            f"Ingest: {res['messages']} messages, {res['users']} users, batches of {res['batch']}",
+        )
+    ]
     out.append(f"targets: {res['targets']}")
     full = next((p for p in res["phases"] if p["phase"] == "py-full"), None)
     if full and full.get("embedded"):
         e = full["embedded"]
-        out.append(f"py-full sent {e['texts']} texts ({e['chars']} chars) in {e['calls']} calls "
-                   f"to embed_passages for {full['messages']} messages "
-                   f"({e['texts'] / full['messages']:.2f} texts/message)")
+        out.append(
+            f"py-full sent {e['texts']} texts ({e['chars']} chars) in {e['calls']} calls "
+            f"to embed_passages for {full['messages']} messages "
+            f"({e['texts'] / full['messages']:.2f} texts/message)"
+        )
     for key, what in (("profile", "full"), ("ack_profile", "acknowledged (async mode)")):
         prof = res.get(key)
         if not prof:
             continue
-        out.append(table(["category (cumulative, wall)", "s", "% of wall"],
-                         [[k, v["seconds"], v["pct"]] for k, v in prof["categories"].items()],
-                         f"\nProfile: {prof['messages']} messages in-process {what}, "
-                         f"{prof['wall_s']:.1f}s wall ({prof['msgs_per_s']:.1f} msg/s "
-                         "under cProfile)"))
-        out.append(table(["function (top by own time)", "own s", "own %", "cum %", "calls"],
-                         [[t["function"][-70:], t["tottime_s"], t["tottime_pct"],
-                           t["cumtime_pct"], t["calls"]] for t in prof["top_tottime"][:15]]))
+        out.append(
+            table(
+                ["category (cumulative, wall)", "s", "% of wall"],
+                [[k, v["seconds"], v["pct"]] for k, v in prof["categories"].items()],
+                f"\nProfile: {prof['messages']} messages in-process {what}, "
+                f"{prof['wall_s']:.1f}s wall ({prof['msgs_per_s']:.1f} msg/s "
+                "under cProfile)",
+            )
+        )
+        out.append(
+            table(
+                ["function (top by own time)", "own s", "own %", "cum %", "calls"],
+                [
+                    [
+                        t["function"][-70:],
+                        t["tottime_s"],
+                        t["tottime_pct"],
+                        t["cumtime_pct"],
+                        t["calls"],
+                    ]
+                    for t in prof["top_tottime"][:15]
+                ],
+            )
+        )
     return "\n".join(out)
 
 
@@ -312,8 +406,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--profile-messages", type=int, default=1000, help="0: no profile")
     p.add_argument("--skip-http", action="store_true")
-    p.add_argument("--phases", default="py-ack,py-full,http-ack,http-full,profile,ack-profile",
-                   help="which phases (the bare embedding always runs)")
+    p.add_argument(
+        "--phases",
+        default="py-ack,py-full,http-ack,http-full,profile,ack-profile",
+        help="which phases (the bare embedding always runs)",
+    )
     p.add_argument("--out", default=str(RESULTS / "ingest.json"))
     args = p.parse_args(argv)
     return run_bench(args, run, report)

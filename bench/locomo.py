@@ -88,11 +88,19 @@ def load_conversation(conv: dict[str, Any]) -> tuple[str, list[dict[str, Any]], 
         start = session_time(c.get(f"session_{n}_date_time"), fallback)
         for i, t in enumerate(c[f"session_{n}"] or []):
             ts = start + timedelta(minutes=i)
-            msgs.append({
-                "id": f"{cid}:{t['dia_id']}", "userId": cid, "sessionId": f"{cid}:S{n}",
-                "role": "user", "content": turn_text(t), "timestamp": ts.isoformat(),
-                "eventType": "message", "page": "chat",
-                "metadata": {"speaker": t.get("speaker")}})
+            msgs.append(
+                {
+                    "id": f"{cid}:{t['dia_id']}",
+                    "userId": cid,
+                    "sessionId": f"{cid}:S{n}",
+                    "role": "user",
+                    "content": turn_text(t),
+                    "timestamp": ts.isoformat(),
+                    "eventType": "message",
+                    "page": "chat",
+                    "metadata": {"speaker": t.get("speaker")},
+                }
+            )
             last = ts if last is None else max(last, ts)
     return cid, msgs, (last or datetime(2023, 1, 1, tzinfo=UTC)) + timedelta(minutes=1)
 
@@ -127,8 +135,9 @@ def first_k(ranked: list[str], k: int) -> list[str]:
     return out
 
 
-async def gumem_messages(memory: Memory, tenant: str, user: str, question: str,
-                         now: datetime, k: int) -> tuple[list[str], int, int]:
+async def gumem_messages(
+    memory: Memory, tenant: str, user: str, question: str, now: datetime, k: int
+) -> tuple[list[str], int, int]:
     """GUMem's first k ranked source messages (mid-term, then long-term items) for
     recall(limit=k), the tokens of its formattedContext and its number of items."""
     r = await memory.recall(tenant, user, question, now=now, limit=k)
@@ -164,8 +173,9 @@ class Bm25:
         self.bm25s = bm25s
         self.ids = ids
         self.r = bm25s.BM25()
-        self.r.index(bm25s.tokenize(texts, stopwords="en", show_progress=False),
-                     show_progress=False)
+        self.r.index(
+            bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False
+        )
 
     def search(self, q: str, k: int) -> list[str]:
         toks = self.bm25s.tokenize([q], stopwords="en", show_progress=False)
@@ -195,9 +205,10 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             cid, msgs, now = load_conversation(conv)
             counts["turns"] += len(msgs)
             t0 = time.perf_counter()
-            for i in tqdm(range(0, len(msgs), args.batch), desc=f"ingest {cid}", unit="batch",
-                          leave=False):
-                await memory.add_messages(tenant, msgs[i:i + args.batch])
+            for i in tqdm(
+                range(0, len(msgs), args.batch), desc=f"ingest {cid}", unit="batch", leave=False
+            ):
+                await memory.add_messages(tenant, msgs[i : i + args.batch])
             if memory.pipeline is not None:  # what overran the sync budget is still queued
                 while await memory.pipeline.process_pending(limit=1000):
                     pass
@@ -217,8 +228,11 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                     counts["no_evidence"] += 1
                     continue
                 question = str(q.get("question") or "").strip() or "?"
-                row: dict[str, Any] = {"conv": cid, "category": str(q.get("category")),
-                                       "evidence": len(gold)}
+                row: dict[str, Any] = {
+                    "conv": cid,
+                    "category": str(q.get("category")),
+                    "evidence": len(gold),
+                }
                 # one ranking per system, cut at each k (same k-turn budget)
                 g, tok, items = await gumem_messages(memory, tenant, cid, question, now, kmax)
                 b, d = bm25.search(question, kmax), dense.search(question, kmax)
@@ -240,15 +254,21 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
 def _metrics(rows: list[dict[str, Any]], sys_: str) -> dict[str, Any]:
     if not rows:
         return {}
-    out: dict[str, Any] = {f"recall@{k}": float(np.mean([r[f"{sys_}@{k}"] for r in rows]))
-                           for k in KS}
+    out: dict[str, Any] = {
+        f"recall@{k}": float(np.mean([r[f"{sys_}@{k}"] for r in rows])) for k in KS
+    }
     out["all_found@10"] = float(np.mean([r[f"{sys_}@10"] == 1.0 for r in rows]))
     out["questions"] = len(rows)
     return out
 
 
-def summarise(per_q: list[dict[str, Any]], counts: dict[str, int], n_conv: int,
-              t_ingest: float, t_recall: float) -> dict[str, Any]:
+def summarise(
+    per_q: list[dict[str, Any]],
+    counts: dict[str, int],
+    n_conv: int,
+    t_ingest: float,
+    t_recall: float,
+) -> dict[str, Any]:
     scored = [r for r in per_q if r["category"] != "5"]
     adversarial = [r for r in per_q if r["category"] == "5"]
     systems: dict[str, Any] = {}
@@ -262,24 +282,31 @@ def summarise(per_q: list[dict[str, Any]], counts: dict[str, int], n_conv: int,
         systems[s] = m
     g = systems["gumem"]
     for key in ("tokens", "items", "msgs"):
-        g[f"mean_{key}_limit{max(KS)}"] = (float(np.mean([r[f"gumem_{key}"] for r in scored]))
-                                          if scored else None)
+        g[f"mean_{key}_limit{max(KS)}"] = (
+            float(np.mean([r[f"gumem_{key}"] for r in scored])) if scored else None
+        )
     return {
-        "benchmark": "locomo-evidence-recall", "machine": machine(),
-        "systems": systems, "questions": len(per_q), "questions_scored_cat1_4": len(scored),
-        "questions_adversarial_5": len(adversarial), "conversations": n_conv, **counts,
-        "ingest_seconds": t_ingest, "recall_seconds": t_recall,
+        "benchmark": "locomo-evidence-recall",
+        "machine": machine(),
+        "systems": systems,
+        "questions": len(per_q),
+        "questions_scored_cat1_4": len(scored),
+        "questions_adversarial_5": len(adversarial),
+        "conversations": n_conv,
+        **counts,
+        "ingest_seconds": t_ingest,
+        "recall_seconds": t_recall,
         "notes": {
             "rank_budget": "ranked items expanded into distinct source messages in rank "
-                           "order; first k messages kept (same k-turn budget for all systems)",
+            "order; first k messages kept (same k-turn budget for all systems)",
             "overall": "overall metrics are over categories 1-4; category 5 (adversarial) "
-                       "is reported apart",
+            "is reported apart",
             "tokens": "formattedContext tokens = whitespace words + 1 per CJK character",
             "gumem_items": "one recall(limit=20) per question; its mid-term then long-term "
-                           "items in order; short-term (recent turns, not query-ranked) left "
-                           "out; tokens are of that call's formattedContext",
+            "items in order; short-term (recent turns, not query-ranked) left "
+            "out; tokens are of that call's formattedContext",
             "evidence": "ids parsed with D<n>:<n>; unknown ids left out; questions without "
-                        "usable evidence skipped",
+            "usable evidence skipped",
         },
     }
 
@@ -287,30 +314,45 @@ def summarise(per_q: list[dict[str, Any]], counts: dict[str, int], n_conv: int,
 def report(res: dict[str, Any]) -> str:
     s = res["systems"]
     names = ("gumem", "bm25", "dense")
-    rows = [[m] + [s[n].get(m) for n in names]
-            for m in ("recall@5", "recall@10", "recall@20", "all_found@10")]
+    rows = [
+        [m] + [s[n].get(m) for n in names]
+        for m in ("recall@5", "recall@10", "recall@20", "all_found@10")
+    ]
     cats = sorted(s["gumem"]["by_category"])
     for c in cats:
-        rows.append([f"cat {c} recall@10 (n={s['gumem']['by_category'][c].get('questions')})"]
-                    + [s[n]["by_category"].get(c, {}).get("recall@10") for n in names])
-    out = [table(["metric (cats 1-4 unless noted)", *names], rows,
-                 f"LoCoMo evidence recall: {res['conversations']} conversations, "
-                 f"{res['questions']} questions ({res['questions_scored_cat1_4']} in cats 1-4), "
-                 f"{res['turns']} turns")]
+        rows.append(
+            [f"cat {c} recall@10 (n={s['gumem']['by_category'][c].get('questions')})"]
+            + [s[n]["by_category"].get(c, {}).get("recall@10") for n in names]
+        )
+    out = [
+        table(
+            ["metric (cats 1-4 unless noted)", *names],
+            rows,
+            f"LoCoMo evidence recall: {res['conversations']} conversations, "
+            f"{res['questions']} questions ({res['questions_scored_cat1_4']} in cats 1-4), "
+            f"{res['turns']} turns",
+        )
+    ]
     g = s["gumem"]
-    out.append("rank budget: items expanded into distinct source messages in rank order, "
-               "first k messages kept (same k-turn budget for every system)")
+    out.append(
+        "rank budget: items expanded into distinct source messages in rank order, "
+        "first k messages kept (same k-turn budget for every system)"
+    )
     kmax = max(KS)
     if g.get(f"mean_tokens_limit{kmax}") is not None:
-        out.append(f"GUMem recall(limit={kmax}), one call per question: mean formattedContext "
-                   f"tokens {g[f'mean_tokens_limit{kmax}']:.0f} (whitespace words + 1 per CJK "
-                   f"char), mean items {g[f'mean_items_limit{kmax}']:.1f}, mean distinct "
-                   f"source messages kept {g[f'mean_msgs_limit{kmax}']:.1f}")
-    out.append(f"evidence: {res['malformed_evidence']} malformed ids split, "
-               f"{res['unknown_evidence']} unknown ids left out, {res['no_evidence']} "
-               f"questions without evidence skipped; ingest {res['ingest_seconds']:.0f}s "
-               f"({res['turns'] / max(res['ingest_seconds'], 1e-9):.1f} turns/s), "
-               f"recall loop {res['recall_seconds']:.0f}s")
+        out.append(
+            f"GUMem recall(limit={kmax}), one call per question: mean formattedContext "
+            f"tokens {g[f'mean_tokens_limit{kmax}']:.0f} (whitespace words + 1 per CJK "
+            f"char), mean items {g[f'mean_items_limit{kmax}']:.1f}, mean distinct "
+            f"source messages kept {g[f'mean_msgs_limit{kmax}']:.1f}"
+        )
+    out.append(
+        f"evidence: {res['malformed_evidence']} malformed ids split, "
+        f"{res['unknown_evidence']} unknown ids left out, {res['no_evidence']} "
+        f"questions without evidence skipped; ingest {res['ingest_seconds']:.0f}s "
+        f"({res['turns'] / max(res['ingest_seconds'], 1e-9):.1f} turns/s), "
+        f"recall loop {res['recall_seconds']:.0f}s"
+    )
     return "\n".join(out)
 
 

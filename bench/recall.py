@@ -52,24 +52,32 @@ MEMORY = """query($u: String!, $q: String!, $now: DateTime, $limit: Int) {
 
 def stats_ms(xs: list[float]) -> dict[str, float]:
     ms = [x * 1000 for x in xs]
-    return {"n": len(ms), "p50_ms": percentile(ms, 50), "p95_ms": percentile(ms, 95),
-            "p99_ms": percentile(ms, 99), "mean_ms": sum(ms) / len(ms)}
+    return {
+        "n": len(ms),
+        "p50_ms": percentile(ms, 50),
+        "p95_ms": percentile(ms, 95),
+        "p99_ms": percentile(ms, 99),
+        "mean_ms": sum(ms) / len(ms),
+    }
 
 
 async def populate(memory: Memory, msgs: list[dict[str, Any]], batch: int) -> float:
     t0 = time.perf_counter()
-    for i in tqdm(range(0, len(msgs), batch), desc=f"populate +{len(msgs)}", unit="batch",
-                  leave=False):
-        await memory.add_messages(TENANT, msgs[i:i + batch])
+    for i in tqdm(
+        range(0, len(msgs), batch), desc=f"populate +{len(msgs)}", unit="batch", leave=False
+    ):
+        await memory.add_messages(TENANT, msgs[i : i + batch])
     if memory.pipeline is not None:  # what overran the sync budget is still queued
         while await memory.pipeline.process_pending(limit=1000):
             pass
     return time.perf_counter() - t0
 
 
-def http_latency(h: Neo4jHandle, qs: list[tuple[str, str]], now: datetime, repeat: int,
-                 limit: int) -> tuple[dict[str, float], float]:
+def http_latency(
+    h: Neo4jHandle, qs: list[tuple[str, str]], now: datetime, repeat: int, limit: int
+) -> tuple[dict[str, float], float]:
     with serve_api(h, TENANT, process_mode="sync") as api, httpx.Client(timeout=60) as c:
+
         def one(u: str, q: str) -> float:
             t0 = time.perf_counter()
             gql(c, api, MEMORY, {"u": u, "q": q, "now": now.isoformat(), "limit": limit})
@@ -77,13 +85,17 @@ def http_latency(h: Neo4jHandle, qs: list[tuple[str, str]], now: datetime, repea
 
         for u, q in tqdm(qs, desc="warm-up (http)", unit="q", leave=False):
             one(u, q)
-        lat = [one(u, q) for _ in range(repeat)
-               for u, q in tqdm(qs, desc="timed (http)", unit="q", leave=False)]
+        lat = [
+            one(u, q)
+            for _ in range(repeat)
+            for u, q in tqdm(qs, desc="timed (http)", unit="q", leave=False)
+        ]
     return stats_ms(lat), loadavg()[0]
 
 
-async def py_latency(memory: Memory, qs: list[tuple[str, str]], now: datetime, repeat: int,
-                     limit: int) -> dict[str, float]:
+async def py_latency(
+    memory: Memory, qs: list[tuple[str, str]], now: datetime, repeat: int, limit: int
+) -> dict[str, float]:
     for u, q in qs:
         await memory.recall(TENANT, u, q, now=now, limit=limit)
     lat = []
@@ -97,7 +109,8 @@ async def py_latency(memory: Memory, qs: list[tuple[str, str]], now: datetime, r
 
 async def counts(memory: Memory) -> dict[str, int]:
     rows = await memory.db.rows(
-        "MATCH (n) WHERE n.tenant = $t RETURN labels(n)[0] AS l, count(*) AS n", t=TENANT)
+        "MATCH (n) WHERE n.tenant = $t RETURN labels(n)[0] AS l, count(*) AS n", t=TENANT
+    )
     return {r["l"]: r["n"] for r in rows}
 
 
@@ -115,18 +128,26 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     try:
         for size in sizes:
             secs = await populate(memory, msgs[done:size], args.batch)
-            log(f"populated {size} messages (+{size - done} in {secs:.0f}s = "
-                f"{(size - done) / secs:.1f} msg/s)")
+            log(
+                f"populated {size} messages (+{size - done} in {secs:.0f}s = "
+                f"{(size - done) / secs:.1f} msg/s)"
+            )
             rate = (size - done) / secs
             done = size
             now = max(datetime.fromisoformat(m["timestamp"]) for m in msgs[:size])
             now += timedelta(minutes=5)
             py = await py_latency(memory, qs, now, args.repeat, args.limit)
-            http, load = await asyncio.to_thread(http_latency, h, qs, now, args.repeat,
-                                                 args.limit)
-            row = {"messages": size, "users": args.users, "populate_msgs_per_s": rate,
-                   "nodes": await counts(memory), "http": http, "in_process": py,
-                   "store": store_mb(h), "loadavg_1m": load}
+            http, load = await asyncio.to_thread(http_latency, h, qs, now, args.repeat, args.limit)
+            row = {
+                "messages": size,
+                "users": args.users,
+                "populate_msgs_per_s": rate,
+                "nodes": await counts(memory),
+                "http": http,
+                "in_process": py,
+                "store": store_mb(h),
+                "loadavg_1m": load,
+            }
             out.append(row)
             log(f"@{size}: http p50 {http['p50_ms']:.1f} p95 {http['p95_ms']:.1f} ms")
     finally:
@@ -134,12 +155,19 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     first, last = out[0], out[-1]
     ratio = last["http"]["p95_ms"] / first["http"]["p95_ms"]
     return {
-        "benchmark": "recall", "machine": machine(), "sizes": out, "queries": len(qs),
-        "repeat": args.repeat, "limit": args.limit,
+        "benchmark": "recall",
+        "machine": machine(),
+        "sizes": out,
+        "queries": len(qs),
+        "repeat": args.repeat,
+        "limit": args.limit,
         "p95_ratio": {"of": f"{last['messages']}/{first['messages']}", "value": ratio},
-        "targets": {"p50_le_15ms": last["http"]["p50_ms"] <= 15,
-                    "p95_le_40ms": last["http"]["p95_ms"] <= 40, "ratio_le_1.5": ratio <= 1.5,
-                    "at_messages": last["messages"]},
+        "targets": {
+            "p50_le_15ms": last["http"]["p50_ms"] <= 15,
+            "p95_le_40ms": last["http"]["p95_ms"] <= 40,
+            "ratio_le_1.5": ratio <= 1.5,
+            "at_messages": last["messages"],
+        },
     }
 
 
@@ -147,16 +175,43 @@ def report(res: dict[str, Any]) -> str:
     rows = []
     for r in res["sizes"]:
         n = r["nodes"]
-        rows.append([r["messages"], n.get("Fact"), n.get("Summary"), n.get("Topic"),
-                     r["http"]["p50_ms"], r["http"]["p95_ms"], r["http"]["p99_ms"],
-                     r["in_process"]["p50_ms"], r["in_process"]["p95_ms"],
-                     r["populate_msgs_per_s"], r["loadavg_1m"]])
-    t = table(["messages", "facts", "summaries", "topics", "http p50", "http p95", "http p99",
-               "py p50", "py p95", "populate msg/s", "load1"], rows,
-              f"Recall latency (ms), {res['queries']} queries x {res['repeat']} after a warm-up "
-              f"pass, limit {res['limit']}, sequential")
-    return (f"{t}\np95 ratio {res['p95_ratio']['of']}: {res['p95_ratio']['value']:.2f}\n"
-            f"targets: {res['targets']}")
+        rows.append(
+            [
+                r["messages"],
+                n.get("Fact"),
+                n.get("Summary"),
+                n.get("Topic"),
+                r["http"]["p50_ms"],
+                r["http"]["p95_ms"],
+                r["http"]["p99_ms"],
+                r["in_process"]["p50_ms"],
+                r["in_process"]["p95_ms"],
+                r["populate_msgs_per_s"],
+                r["loadavg_1m"],
+            ]
+        )
+    t = table(
+        [
+            "messages",
+            "facts",
+            "summaries",
+            "topics",
+            "http p50",
+            "http p95",
+            "http p99",
+            "py p50",
+            "py p95",
+            "populate msg/s",
+            "load1",
+        ],
+        rows,
+        f"Recall latency (ms), {res['queries']} queries x {res['repeat']} after a warm-up "
+        f"pass, limit {res['limit']}, sequential",
+    )
+    return (
+        f"{t}\np95 ratio {res['p95_ratio']['of']}: {res['p95_ratio']['value']:.2f}\n"
+        f"targets: {res['targets']}"
+    )
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -40,19 +40,46 @@ def main(argv: list[str] | None = None) -> None:
     out: dict[str, Any] = {"machine": machine()}
     t0 = time.perf_counter()
     if "ingest" not in skip:
-        out["ingest"] = ingest.main([
-            *common, "--messages", str(args.ingest_messages), "--users", str(args.ingest_users),
-            "--profile-messages", str(args.profile_messages),
-            "--out", str(args.out_dir / "ingest.json")])
+        out["ingest"] = ingest.main(
+            [
+                *common,
+                "--messages",
+                str(args.ingest_messages),
+                "--users",
+                str(args.ingest_users),
+                "--profile-messages",
+                str(args.profile_messages),
+                "--out",
+                str(args.out_dir / "ingest.json"),
+            ]
+        )
     if "recall" not in skip:
-        out["recall"] = recall.main([
-            *common, "--sizes", args.recall_sizes, "--users", str(args.recall_users),
-            "--queries", str(args.recall_queries), "--out", str(args.out_dir / "recall.json")])
+        out["recall"] = recall.main(
+            [
+                *common,
+                "--sizes",
+                args.recall_sizes,
+                "--users",
+                str(args.recall_users),
+                "--queries",
+                str(args.recall_queries),
+                "--out",
+                str(args.out_dir / "recall.json"),
+            ]
+        )
     if "locomo" not in skip:
         if Path(args.locomo).exists():
-            out["locomo"] = locomo.main([
-                *common, "--data", args.locomo, "--conversations",
-                str(args.locomo_conversations), "--out", str(args.out_dir / "locomo.json")])
+            out["locomo"] = locomo.main(
+                [
+                    *common,
+                    "--data",
+                    args.locomo,
+                    "--conversations",
+                    str(args.locomo_conversations),
+                    "--out",
+                    str(args.out_dir / "locomo.json"),
+                ]
+            )
         else:
             log(f"LoCoMo data not found at {args.locomo}: skipped")
     out["seconds"] = time.perf_counter() - t0

@@ -21,9 +21,10 @@ CALL () {
 }
 CALL () {
   WITH $lucene AS q WHERE q IS NOT NULL
-  CALL db.index.fulltext.queryNodes('fact_text', q, {limit: 50}) YIELD node, score
-  WHERE node.tenant = $tenant AND node.validity = 'active'
-  RETURN collect({id: node.fact_id, score: score}) AS fact_hits
+  CALL db.index.fulltext.queryNodes('fact_text', q, {limit: $fact_k}) YIELD node, score
+  WHERE node.tenant = $tenant AND node.validity = 'active' AND node.time_start <= $now
+  RETURN collect({id: node.fact_id, score: score, time_start: node.time_start,
+    time_end: node.time_end}) AS fact_hits
 }
 CALL () {
   MATCH (f:Fact)
@@ -31,7 +32,8 @@ CALL () {
     AND f.time_start <= $now
   WITH f, vector.similarity.cosine(f.embedding, $qvec) AS fv
   ORDER BY fv DESC LIMIT $fact_k
-  RETURN collect({id: f.fact_id, fv: fv}) AS fact_near
+  RETURN collect({id: f.fact_id, fv: fv, time_start: f.time_start, time_end: f.time_end})
+    AS fact_near
 }
 CALL () {
   WITH $lucene AS q WHERE q IS NOT NULL

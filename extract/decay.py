@@ -35,7 +35,6 @@ DECAY_RATES: Mapping[str, float] = MappingProxyType(
 )
 DEFAULT_DEPRIORITIZE_BELOW = 0.3
 DEFAULT_ARCHIVE_BELOW = 0.05
-DEFAULT_RECALL_FLOOR = 0.1
 # Ranking multiplier per status; archived and deleted Summaries are not recalled.
 _STATUS_FACTOR = {"active": 1.0, "deprioritized": 0.5, "archived": 0.0, "deleted": 0.0}
 
@@ -84,25 +83,13 @@ def next_status(
     return target if _RANK[target] > _RANK[current] else current
 
 
-def recall_decay(
-    decay_factor: float,
-    event_end: datetime,
-    now: datetime,
-    retrieval_boost: float = 1.0,
-    memory_status: str = "active",
-    floor: float = DEFAULT_RECALL_FLOOR,
-) -> float:
-    """Multiplier for ranking (relevance × confidence × this).
+def rank_factor(memory_status: str, retrieval_boost: float = 1.0) -> float:
+    """Recall's multiplier for a Summary: its status factor × its retrieval boost.
 
-    The time part never drops below ``floor`` so an old but relevant memory can still be
-    found; the status part hides archived and deleted Summaries.
-    """
+    Age is not a factor: it lowers the status (``next_status``), which lowers this."""
     if memory_status not in _STATUS_FACTOR:
         raise ValueError(f"unknown memory_status: {memory_status!r}")
-    if not 0 <= floor <= 1:
-        raise ValueError("floor must be in [0, 1]")
-    time_part = floor + (1.0 - floor) * effective_weight(decay_factor, event_end, now)
-    return _STATUS_FACTOR[memory_status] * max(retrieval_boost, 0.0) * time_part
+    return _STATUS_FACTOR[memory_status] * max(retrieval_boost, 0.0)
 
 
 def _utc(value: datetime) -> datetime:

@@ -1,17 +1,35 @@
-"""Query Memory: Topics → their active Summaries → supporting Facts → recent Messages."""
+"""Query Memory: rank what graph/ found, the best Summary first, then format it.
+
+Ranking is weighted reciprocal-rank fusion: each candidate list gives a node
+``weight / (RRF_K + rank)``. Facts and Messages share one dense list (cosine to the query)
+and one full-text list; Summaries have their own (Summary and Topic cosine, Summary
+full-text), scaled by ``summary_weight``, their status and their retrieval boost. Time
+decay acts through the maintenance statuses (deprioritized, archived), not as a factor
+here, so an old but relevant memory is still found. Ranks, not raw scores, are fused
+because the embedding model's cosines crowd into a narrow band.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from extract.decay import recall_decay
+from extract.decay import rank_factor
 from extract.lang import detect_lang
 from extract.timecues import Window
 
 LONG_TERM_KINDS = ("identity", "preference")
-COVERED = 0.86  # a Summary this close to the query covers it on its own
+RRF_K = 20
+MAX_SUMMARIES = 3
+
+
+@dataclass(frozen=True)
+class Weights:
+    dense: float = 1.0
+    lexical: float = 2.0
+    summary: float = 0.8
 
 
 @dataclass
@@ -38,6 +56,39 @@ class Recall:
     window: Window | None
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """One ranked candidate: its fused score and its rank in each list (None: absent)."""
+
+    score: float
+    kind: str
+    id: str
+    dense: int | None
+    lexical: int | None
+
+    def why(self) -> str:
+        parts = [
+            f"{name} #{r}"
+            for name, r in (("dense", self.dense), ("full-text", self.lexical))
+            if r is not None
+        ]
+        return ", ".join(parts)
+
+
+@dataclass
+class Plan:
+    """What recall will show before the Facts are fetched."""
+
+    summaries: list[tuple[Ranked, dict[str, Any]]]  # the Summaries shown, best first
+    evidence: list[Ranked]  # Facts and Messages in the window, best first
+    limit: int
+    window: Window | None
+
+    def fact_ids(self) -> list[str]:
+        """The Facts to fetch: enough for the limit once Messages they cite are skipped."""
+        return [r.id for r in self.evidence if r.kind == "fact"][: 2 * self.limit]
+
+
 def _overlaps(start: datetime | None, end: datetime | None, w: Window | None) -> bool:
     if w is None:
         return True
@@ -46,146 +97,162 @@ def _overlaps(start: datetime | None, end: datetime | None, w: Window | None) ->
     return start < w.end and end >= w.start
 
 
-def _ft(hits: list[dict[str, Any]]) -> dict[str, float]:
-    top = max((h["score"] for h in hits), default=0.0) or 1.0
-    return {h["id"]: h["score"] / top for h in hits}
-
-
-def rank_summaries(
-    c: dict[str, Any], now: datetime, w: Window | None
-) -> list[tuple[float, float, dict[str, Any]]]:
-    """(score, relevance, summary): relevance × confidence × boost × decay."""
-    ft = _ft(c["summary_hits"])
-    out = []
-    for s in c["summaries"]:
-        if not _overlaps(s["event_start"], s["event_end"], w):
-            continue
-        rel = 0.6 * (s["sv"] or 0.0) + 0.25 * (s["tv"] or 0.0) + 0.15 * ft.get(s["summary_id"], 0.0)
-        decay = recall_decay(
-            s["decay_factor"] or 0.01,
-            s["event_end"],
-            now,
-            s["retrieval_boost"] if s["retrieval_boost"] is not None else 1.0,
-            s["memory_status"] or "active",
-        )
-        out.append((rel * (s["confidence"] or 0.0) * decay, rel, s))
-    out.sort(key=lambda t: (-t[0], t[2]["summary_id"]))
+def _ranks(ids: Iterable[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i in ids:
+        out.setdefault(i, len(out) + 1)
     return out
 
 
-def choose(
+def _fuse(
+    kind_of: dict[str, str],
+    dense: dict[str, int],
+    lexical: dict[str, int],
+    weights: Weights,
+    scale: dict[str, float] | None = None,
+) -> list[Ranked]:
+    out = []
+    for i, kind in kind_of.items():
+        d, lx = dense.get(i), lexical.get(i)
+        score = (weights.dense / (RRF_K + d) if d else 0.0) + (
+            weights.lexical / (RRF_K + lx) if lx else 0.0
+        )
+        out.append(Ranked(score * (scale or {}).get(i, 1.0), kind, i, d, lx))
+    out.sort(key=lambda r: (-r.score, r.id))
+    return out
+
+
+def rank_summaries(
+    c: dict[str, Any], w: Window | None, weights: Weights
+) -> list[tuple[Ranked, dict[str, Any]]]:
+    """The user's recallable Summaries in the window, best first."""
+    rows = {
+        s["summary_id"]: s
+        for s in c["summaries"]
+        if _overlaps(s["event_start"], s["event_end"], w)
+        and rank_factor(s["memory_status"] or "active", _boost(s)) > 0
+    }
+    by_cos = sorted(rows.values(), key=lambda s: (-_cos(s), s["summary_id"]))
+    dense = _ranks(s["summary_id"] for s in by_cos)
+    hits = sorted(c["summary_hits"], key=lambda h: (-h["score"], h["id"]))
+    lexical = _ranks(h["id"] for h in hits if h["id"] in rows)
+    scale = {
+        i: weights.summary * rank_factor(s["memory_status"] or "active", _boost(s))
+        for i, s in rows.items()
+    }
+    ranked = _fuse(dict.fromkeys(rows, "summary"), dense, lexical, weights, scale)
+    return [(r, rows[r.id]) for r in ranked]
+
+
+def _cos(s: dict[str, Any]) -> float:
+    return float(0.7 * (s["sv"] or 0.0) + 0.3 * (s["tv"] or 0.0))
+
+
+def _boost(s: dict[str, Any]) -> float:
+    return float(s["retrieval_boost"]) if s["retrieval_boost"] is not None else 1.0
+
+
+def rank_evidence(c: dict[str, Any], w: Window | None, weights: Weights) -> list[Ranked]:
+    """Facts and Messages in the window on one scale, best first."""
+    near = [(f["id"], "fact", f["fv"], f["time_start"], f["time_end"]) for f in c["fact_near"]]
+    near += [
+        (m["message_id"], "message", m["mv"], m["timestamp"], m["timestamp"]) for m in c["messages"]
+    ]
+    hits = [(f["id"], "fact", f["score"], f["time_start"], f["time_end"]) for f in c["fact_hits"]]
+    hits += [
+        (m["message_id"], "message", m["score"], m["timestamp"], m["timestamp"])
+        for m in c["message_hits"]
+    ]
+    kind_of: dict[str, str] = {}
+    for i, kind, _v, start, end in near + hits:
+        if _overlaps(start, end, w):
+            kind_of[i] = kind
+    dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
+    lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
+    return _fuse(kind_of, dense, lexical, weights)
+
+
+def plan(c: dict[str, Any], w: Window | None, limit: int, weights: Weights) -> Plan:
+    shown = rank_summaries(c, w, weights)[: min(MAX_SUMMARIES, max(1, limit // 3))]
+    return Plan(shown, rank_evidence(c, w, weights), limit, w)
+
+
+def assemble(
+    p: Plan,
     c: dict[str, Any],
     facts: dict[str, dict[str, Any]],
     query: str,
-    now: datetime,
-    limit: int,
-    w: Window | None,
-    ranked: list[tuple[float, float, dict[str, Any]]],
+    weights: Weights,
 ) -> Recall:
-    """Pick and order the context from the candidates (pure; graph/ fetched them).
+    """Build the context from a plan (pure; graph/ fetched `facts`, those of p.fact_ids()).
 
-    `w` is the query's time window and `ranked` rank_summaries(c, now, w): the caller has
-    them already, having used them to choose which facts to fetch."""
+    The best Summary leads (recall enters through Topic → Summary); the other shown
+    Summaries, Facts and Messages follow by fused score. A Message already cited by a
+    chosen Fact is not repeated."""
+    score_of = {r.id: r.score for r in p.evidence}
+    backs = {f: s["summary_id"] for _r, s in p.summaries for f in s["source_facts"]}
+    messages = {m["message_id"]: m for m in c["messages"]} | {
+        m["message_id"]: m for m in c["message_hits"]
+    }
     mid: list[Item] = []
-    seen: set[str] = set()
-    min_rel = 0.78
-    chosen = [(sc, rel, s) for sc, rel, s in ranked if rel >= min_rel or w is not None]
-    near = {f["id"]: f["fv"] for f in c["fact_near"]}
-    fact_ft = _ft(c["fact_hits"])
-
-    def fact_rel(i: str) -> float:  # dense and full-text evidence weigh alike
-        return float(0.5 * near.get(i, 0.0) + 0.5 * fact_ft.get(i, 0.0))
-
-    for sc, rel, s in chosen[: max(1, limit // 3)]:
-        why = f"topic '{s['topic']}' matches the query (relevance {rel:.2f})"
-        if w is not None:
-            why += f"; within '{w.cue}'"
-        mid.append(
-            Item(
-                s["summary_id"],
-                "summary",
-                s["content"],
-                round(sc, 4),
-                why,
-                topic=s["topic"],
-                confidence=s["confidence"],
-                timestamp=s["event_end"],
-                # its evidence, the facts closest to the query first
-                source_fact_ids=sorted(s["source_facts"], key=lambda f: -fact_rel(f)),
-            )
-        )
-        seen.add(s["summary_id"])
-    covered = bool(chosen) and chosen[0][1] >= COVERED
-    support = sorted(
-        {fid for it in mid for fid in it.source_fact_ids}, key=lambda i: (-fact_rel(i), i)
-    )
-    others = sorted(set(near) | set(fact_ft), key=lambda i: (-fact_rel(i), i))
-    for fid in support + ([] if covered else others):
-        f = facts.get(fid)
-        if f is None or fid in seen or len(mid) >= limit:
-            continue
-        if not _overlaps(f["time_start"], f["time_end"], w):
-            continue
-        seen.add(fid)
-        rel = fact_rel(fid)
-        why = "supports a chosen summary" if fid in support else f"close to the query ({rel:.2f})"
-        mid.append(
-            Item(
-                fid,
-                "fact",
-                f["content"],
-                round(rel * (f["confidence"] or 1.0), 4),
-                why,
-                topic=f.get("topic"),
-                confidence=f["confidence"],
-                timestamp=f["time_end"],
-                source_message_ids=[m["message_id"] for m in f["sources"]],
-            )
-        )
-    if not covered:
-        msg_ft = {m["message_id"]: m for m in c["message_hits"]}
-        top_ft = max((m["score"] for m in c["message_hits"]), default=0.0) or 1.0
-        by_id = {m["message_id"]: m for m in c["messages"]} | msg_ft
-
-        def msg_rel(m: dict[str, Any]) -> float:
-            mid_ = m["message_id"]
-            dense = by_id[mid_].get("mv") or 0.0
-            text = msg_ft[mid_]["score"] / top_ft if mid_ in msg_ft else 0.0
-            return float(0.5 * dense + 0.5 * text)
-
-        for m in sorted(by_id.values(), key=lambda m: (-msg_rel(m), m["message_id"])):
-            if len(mid) >= limit:
-                break
-            if w is not None and not _overlaps(m["timestamp"], m["timestamp"], w):
-                continue
-            if m["message_id"] in seen:
-                continue
-            seen.add(m["message_id"])
+    cited: set[str] = set()
+    lead, rest = p.summaries[:1], p.summaries[1:]
+    queue: list[tuple[Ranked, dict[str, Any] | None]] = [*lead]
+    queue += sorted([*rest, *((r, None) for r in p.evidence)], key=lambda t: -t[0].score)
+    for r, s in queue:
+        if len(mid) >= p.limit:
+            break
+        if s is not None:
+            mid.append(_summary_item(s, r, p.window, score_of))
+        elif r.kind == "fact" and r.id in facts:
+            f = facts[r.id]
+            sources = [m["message_id"] for m in f["sources"]]
+            why = f"close to the query ({r.why()})"
+            if r.id in backs:
+                why = f"supports summary {backs[r.id]}; {why}"
             mid.append(
                 Item(
-                    m["message_id"],
-                    "message",
-                    m["content"],
-                    round(msg_rel(m), 4),
-                    f"message close to the query ({msg_rel(m):.2f})",
-                    timestamp=m["timestamp"],
-                    source_message_ids=[m["message_id"]],
+                    r.id,
+                    "fact",
+                    f["content"],
+                    round(r.score, 4),
+                    why,
+                    topic=f.get("topic"),
+                    confidence=f["confidence"],
+                    timestamp=f["time_end"],
+                    source_message_ids=sources,
                 )
             )
+            cited.update(sources)
+        elif r.kind == "message" and r.id not in cited:
+            m = messages[r.id]
+            cited.add(r.id)
+            mid.append(
+                Item(
+                    r.id,
+                    "message",
+                    m["content"],
+                    round(r.score, 4),
+                    f"message close to the query ({r.why()})",
+                    timestamp=m["timestamp"],
+                    source_message_ids=[r.id],
+                )
+            )
+    shown = {it.id for it in mid}
     long_term = [
         Item(
             s["summary_id"],
             "summary",
             s["content"],
-            round(sc, 4),
+            round(r.score, 4),
             f"lasting {s['kind']} memory",
             topic=s["topic"],
             confidence=s["confidence"],
             timestamp=s["event_end"],
             source_fact_ids=list(s["source_facts"]),
         )
-        for sc, _rel, s in rank_summaries(c, now, None)
-        if s["kind"] in LONG_TERM_KINDS and s["summary_id"] not in seen
+        for r, s in rank_summaries(c, None, weights)
+        if s["kind"] in LONG_TERM_KINDS and s["summary_id"] not in shown
     ][:3]
     short = [
         Item(
@@ -199,8 +266,29 @@ def choose(
         )
         for m in reversed(c["recent"])
     ]
-    formatted = format_context(query, short, mid, long_term, facts)
-    return Recall(query, short, mid, long_term, formatted, w)
+    formatted = format_context(query, short, mid, long_term)
+    return Recall(query, short, mid, long_term, formatted, p.window)
+
+
+def _summary_item(
+    s: dict[str, Any], r: Ranked, w: Window | None, score_of: dict[str, float]
+) -> Item:
+    why = f"topic '{s['topic']}' matches the query ({r.why()})"
+    if w is not None:
+        why += f"; within '{w.cue}'"
+    # its evidence, the facts closest to the query first (stable: stored order otherwise)
+    ordered = sorted(s["source_facts"], key=lambda f: -score_of.get(f, 0.0))
+    return Item(
+        s["summary_id"],
+        "summary",
+        s["content"],
+        round(r.score, 4),
+        why,
+        topic=s["topic"],
+        confidence=s["confidence"],
+        timestamp=s["event_end"],
+        source_fact_ids=ordered,
+    )
 
 
 _HEAD = {
@@ -219,7 +307,6 @@ def format_context(
     short: list[Item],
     mid: list[Item],
     long_term: list[Item],
-    facts: dict[str, dict[str, Any]],
 ) -> str:
     """One prompt-ready block in the query's language; every line carries its ids."""
     lang = detect_lang(query)

@@ -16,7 +16,7 @@ from graph import recall as grecall
 from graph.db import Database
 from gumem.errors import InputError, NotFoundError, StorageUnavailable
 from gumem.inputs import parse_batch, parse_ident, parse_tenant, parse_text
-from gumem.recall import Recall, choose, rank_summaries
+from gumem.recall import Recall, Weights, assemble, plan
 from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,7 @@ class Memory:
         if self.pipeline is None:
             raise InputError("query", "recall needs the embedding model")
         qvec = self.pipeline.models.embed_query(query)
+        k = self.settings.recall_candidates
         c = await grecall.candidates(
             self.db,
             tenant,
@@ -93,16 +94,18 @@ class Memory:
             qvec,
             now,
             session_id,
+            fact_k=k,
+            message_k=k,
             recent_k=self.settings.short_term_messages,
         )
-        lim = limit or self.settings.recall_limit
-        window = parse_time_cue(query, now)
-        ranked = rank_summaries(c, now, window)
-        top = ranked[:lim]
-        ids = {f for _sc, _rel, s in top for f in s["source_facts"]}
-        ids |= {f["id"] for f in c["fact_near"]} | {h["id"] for h in c["fact_hits"]}
-        facts = await reads.facts(self.db, tenant, sorted(ids)) if ids else {}
-        return choose(c, facts, query, now, lim, window, ranked)
+        weights = Weights(
+            lexical=self.settings.recall_lexical_weight,
+            summary=self.settings.recall_summary_weight,
+        )
+        p = plan(c, parse_time_cue(query, now), limit or self.settings.recall_limit, weights)
+        ids = p.fact_ids()
+        facts = await reads.facts(self.db, tenant, ids) if ids else {}
+        return assemble(p, c, facts, query, weights)
 
     async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[Any]:
         return await reads.topics_of_user(self.db, tenant, user_id, limit, offset)

@@ -15,7 +15,7 @@ from extract.decay import (
     effective_weight,
     half_life_days,
     next_status,
-    recall_decay,
+    rank_factor,
 )
 from extract.summaries import build_summaries
 from tests.unit.test_topics import make_fact, seed_facts
@@ -34,7 +34,6 @@ def test_old_shopping_intent_is_deprioritized_but_identity_is_not() -> None:
     w_ident = effective_weight(ident.decay_factor, end, NOW)
     assert next_status("active", w_shoes) == "deprioritized"
     assert next_status("active", w_ident) == "active"
-    assert recall_decay(shoes.decay_factor, end, NOW) < recall_decay(ident.decay_factor, end, NOW)
 
 
 def test_effective_weight_is_exponential_in_days() -> None:
@@ -68,18 +67,16 @@ def test_status_only_moves_down_and_deleted_is_terminal() -> None:
         next_status("active", 0.5, deprioritize_below=0.1, archive_below=0.2)
 
 
-def test_recall_decay_floor_and_statuses() -> None:
-    ancient = NOW - timedelta(days=3650)
-    rate = DECAY_RATES["shopping_intent"]
-    assert recall_decay(rate, ancient, NOW) == pytest.approx(0.1)
-    assert recall_decay(rate, NOW, NOW) == pytest.approx(1.0)
-    assert recall_decay(rate, NOW, NOW, retrieval_boost=1.5) == pytest.approx(1.5)
-    assert recall_decay(rate, NOW, NOW, memory_status="deprioritized") == pytest.approx(0.5)
+def test_rank_factor_is_status_times_boost() -> None:
+    assert rank_factor("active") == 1.0
+    assert rank_factor("active", retrieval_boost=1.5) == pytest.approx(1.5)
+    assert rank_factor("deprioritized") == pytest.approx(0.5)
+    assert rank_factor("active", retrieval_boost=-1.0) == 0.0
     for hidden in ("archived", "deleted"):
-        assert recall_decay(rate, NOW, NOW, memory_status=hidden) == 0.0
+        assert rank_factor(hidden, retrieval_boost=3.0) == 0.0
     assert set(MEMORY_STATUSES) == {"active", "deprioritized", "archived", "deleted"}
     with pytest.raises(ValueError):
-        recall_decay(rate, NOW, NOW, memory_status="pinned")
+        rank_factor("pinned")
 
 
 def test_unknown_kind_uses_general_rate() -> None:

@@ -1,0 +1,143 @@
+"""Recall's ranking on hand-made candidates: fusion, the leading Summary, windows, statuses."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from extract.timecues import Window
+from gumem.recall import RRF_K, Weights, assemble, plan, rank_evidence, rank_summaries
+
+T0 = datetime(2026, 5, 1, 12, tzinfo=UTC)
+W = Weights()
+
+
+def summary(sid: str, sv: float, facts: list[str], days: int = 0, **kw: Any) -> dict[str, Any]:
+    start = T0 + timedelta(days=days)
+    return {
+        "summary_id": sid,
+        "content": f"summary {sid}",
+        "topic": "running shoes",
+        "kind": kw.get("kind", "general"),
+        "confidence": 0.8,
+        "retrieval_boost": kw.get("boost"),
+        "memory_status": kw.get("status", "active"),
+        "event_start": start,
+        "event_end": start + timedelta(hours=1),
+        "source_facts": facts,
+        "sv": sv,
+        "tv": sv,
+    }
+
+
+def fact(fid: str, days: int = 0) -> dict[str, Any]:
+    t = T0 + timedelta(days=days)
+    return {
+        "content": f"fact {fid}",
+        "confidence": 0.9,
+        "time_start": t,
+        "time_end": t,
+        "topic": "running shoes",
+        "sources": [{"message_id": f"m-{fid}"}],
+    }
+
+
+def cands(**kw: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "summaries": [],
+        "summary_hits": [],
+        "fact_near": [],
+        "fact_hits": [],
+        "messages": [],
+        "message_hits": [],
+        "recent": [],
+    }
+    return base | kw
+
+
+def near(fid: str, fv: float, days: int = 0) -> dict[str, Any]:
+    t = T0 + timedelta(days=days)
+    return {"id": fid, "fv": fv, "time_start": t, "time_end": t}
+
+
+def msg(mid: str, days: int = 0, **kw: Any) -> dict[str, Any]:
+    return {
+        "message_id": mid,
+        "content": f"message {mid}",
+        "timestamp": T0 + timedelta(days=days),
+        **kw,
+    }
+
+
+def test_full_text_outweighs_dense_and_ranks_are_fused() -> None:
+    c = cands(
+        fact_near=[near("a", 0.95), near("b", 0.94)],
+        fact_hits=[{"id": "b", "score": 7.0, "time_start": T0, "time_end": T0}],
+        messages=[msg("m1", mv=0.96)],
+        message_hits=[msg("m2", score=3.0)],
+    )
+    ranked = rank_evidence(c, None, W)
+    assert [r.id for r in ranked] == ["b", "m2", "m1", "a"]
+    b = ranked[0]
+    assert (b.dense, b.lexical) == (3, 1)
+    assert b.score == 1 / (RRF_K + 3) + 2 / (RRF_K + 1)
+    assert b.why() == "dense #3, full-text #1"
+
+
+def test_best_summary_leads_and_facts_keep_their_sources() -> None:
+    c = cands(
+        summaries=[summary("s1", 0.91, ["a", "b"]), summary("s2", 0.93, ["c"])],
+        summary_hits=[{"id": "s1", "score": 5.0}],
+        fact_near=[near("a", 0.95), near("c", 0.90)],
+        fact_hits=[{"id": "a", "score": 4.0, "time_start": T0, "time_end": T0}],
+        messages=[msg("m-a", mv=0.97), msg("m9", mv=0.80)],
+    )
+    p = plan(c, None, 6, W)
+    assert [s["summary_id"] for _r, s in p.summaries] == ["s1", "s2"]
+    r = assemble(p, c, {f: fact(f) for f in p.fact_ids()}, "running shoes?", W)
+    kinds = [(it.kind, it.id) for it in r.mid_term]
+    assert kinds[0] == ("summary", "s1")
+    # m-a is fact a's source: not repeated as a message item
+    assert ("message", "m-a") not in kinds and ("fact", "a") in kinds
+    a = next(it for it in r.mid_term if it.id == "a")
+    assert a.source_message_ids == ["m-a"] and a.reason.startswith("supports summary s1")
+    assert r.mid_term[0].source_fact_ids == ["a", "b"]  # closest evidence first
+    assert "[s1]" in r.formatted and "(evidence: m-a)" in r.formatted
+
+
+def test_window_filters_before_ranking() -> None:
+    c = cands(
+        summaries=[summary("old", 0.95, ["a"]), summary("new", 0.90, ["b"], days=10)],
+        fact_near=[near("a", 0.95), near("b", 0.90, days=10)],
+    )
+    w = Window(T0 + timedelta(days=9), T0 + timedelta(days=11), "last week")
+    p = plan(c, w, 8, W)
+    assert [s["summary_id"] for _r, s in p.summaries] == ["new"]
+    assert [r.id for r in p.evidence] == ["b"] and p.evidence[0].dense == 1
+    r = assemble(p, c, {"b": fact("b", days=10)}, "what did I do last week?", W)
+    assert "within 'last week'" in r.mid_term[0].reason
+
+
+def test_status_and_boost_scale_summaries_and_archived_is_hidden() -> None:
+    c = cands(
+        summaries=[
+            summary("plain", 0.95, []),
+            summary("boosted", 0.90, [], boost=3.0),
+            summary("low", 0.99, [], status="deprioritized"),
+            summary("gone", 0.99, [], status="archived"),
+        ]
+    )
+    order = [s["summary_id"] for _r, s in rank_summaries(c, None, W)]
+    assert order == ["boosted", "plain", "low"]
+
+
+def test_lasting_memory_goes_to_long_term_and_limit_is_kept() -> None:
+    c = cands(
+        summaries=[summary("me", 0.80, [], kind="identity"), summary("s", 0.95, ["a"])],
+        fact_near=[near(f, 0.9 - i / 100) for i, f in enumerate("abcdefgh")],
+    )
+    p = plan(c, None, 3, W)
+    r = assemble(p, c, {f: fact(f) for f in p.fact_ids()}, "q", W)
+    assert len(r.mid_term) == 3 and r.mid_term[0].id == "s"
+    assert [it.id for it in r.long_term] == ["me"]
+    assert len(p.fact_ids()) == 6  # twice the limit, for messages the facts already cite
