@@ -252,7 +252,8 @@ def _chat_en(rnd: random.Random, u: User, d: str, first: bool) -> list[tuple[str
                     [
                         f"The last {item} I bought didn't fit well, so I want a different one.",
                         f"I usually only have time for {name} at weekends.",
-                        f"I'm travelling to {rnd.choice(CITIES_EN)} next month and want it before then.",
+                        f"I'm travelling to {rnd.choice(CITIES_EN)} next month "
+                        "and want it before then.",
                     ]
                 ),
             )
