@@ -83,7 +83,12 @@ def neo4j(args: argparse.Namespace, fresh: bool = True) -> Iterator[Neo4jHandle]
             log("neo4j stopped")
 
 
+BENCH_PROCESS_TIMEOUT_S = 3600.0
+
+
 def settings_for(h: Neo4jHandle, **kw: Any) -> Settings:
+    """Settings for a benchmark: sync processing never hands a batch to the worker."""
+    kw.setdefault("process_timeout_s", BENCH_PROCESS_TIMEOUT_S)
     return Settings(neo4j_uri=h.uri, neo4j_password=SecretStr(h.password), **kw)
 
 
@@ -172,6 +177,8 @@ def serve_api(
         GUMEM_NEO4J_PASSWORD=h.password,
         GUMEM_API_KEYS=f"{key}={tenant}",
         GUMEM_PROCESS_MODE=process_mode,
+        GUMEM_PROCESS_TIMEOUT_S=str(BENCH_PROCESS_TIMEOUT_S),
+        GUMEM_RUN_WORKER="false",  # other phases' queued messages are not this one's work
     )
     logf = open(RESULTS / f"uvicorn-{port}.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(

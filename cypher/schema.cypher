@@ -23,7 +23,9 @@ CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (n:Fact) ON EACH [n.content, n
 CREATE FULLTEXT INDEX summary_text IF NOT EXISTS FOR (n:Summary) ON EACH [n.content, n.topic, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 CREATE FULLTEXT INDEX topic_text IF NOT EXISTS FOR (n:Topic) ON EACH [n.name, n.aliases_text, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 CREATE FULLTEXT INDEX message_text IF NOT EXISTS FOR (n:Message) ON EACH [n.content, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
-CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (n:Fact) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}};
-CREATE VECTOR INDEX summary_embedding IF NOT EXISTS FOR (n:Summary) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}};
-CREATE VECTOR INDEX topic_embedding IF NOT EXISTS FOR (n:Topic) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}};
-CREATE VECTOR INDEX message_embedding IF NOT EXISTS FOR (n:Message) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}};
+// Recall takes exact cosine over one user's nodes (found by the scope indexes); vector
+// indexes were never queried and cost every write, so deployments made before drop them.
+DROP INDEX fact_embedding IF EXISTS;
+DROP INDEX summary_embedding IF EXISTS;
+DROP INDEX topic_embedding IF EXISTS;
+DROP INDEX message_embedding IF EXISTS;

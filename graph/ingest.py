@@ -45,7 +45,7 @@ def _row(tenant: str, m: MessageIn, lang: str) -> dict[str, Any]:
         "session_id": m.session_id,
         "role": m.role,
         "content": m.content,
-        "timestamp": m.timestamp,
+        "timestamp": m.timestamp.isoformat(),  # parsed by Neo4j: cheaper than the driver
         "event_type": m.event_type,
         "page": m.page,
         "metadata_json": json.dumps(m.metadata, ensure_ascii=False, sort_keys=True),

@@ -42,6 +42,7 @@ class Settings(BaseSettings):
     max_metadata_chars: int = Field(default=20_000, ge=2)
     process_mode: Literal["sync", "async"] = "sync"
     process_timeout_s: float = 30.0  # sync processing past this is left to the worker
+    run_worker: bool = True  # false: this API process leaves queued work to `gumem worker`
     event_window_days: float = 7.0
 
     # Models

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import uvicorn
 
@@ -20,7 +21,7 @@ from gumem.errors import AuthError
 from gumem.runtime import Runtime
 from gumem.service import Memory
 from gumem.settings import Settings
-from tests.integration.helpers import seed
+from tests.integration.helpers import ADD, seed
 
 
 def free_port() -> int:
@@ -112,3 +113,22 @@ async def test_async_mode_queues_then_worker_processes(settings: Settings, memor
     assert rows[0]["s"] == ["processed"]
     rows = await memory.db.rows("MATCH (s:Summary {validity: 'active'}) RETURN count(s) AS n")
     assert rows[0]["n"] >= 1
+
+
+async def test_api_without_worker_leaves_the_queue_alone(
+    settings: Settings, memory: Memory
+) -> None:
+    off = settings.model_copy(update={"process_mode": "async", "run_worker": False})
+    app = create_app(off)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            r = await c.post(
+                "/graphql",
+                json={"query": ADD, "variables": {"m": seed("en")}},
+                headers={"Authorization": "Bearer key-a"},
+            )
+            assert len(r.json()["data"]["addMessages"]["accepted"]) == 10
+            await asyncio.sleep(2.5)  # the worker would have polled twice by now
+    rows = await memory.db.rows("MATCH (m:Message) RETURN collect(DISTINCT m.status) AS s")
+    assert rows[0]["s"] == ["pending"]
