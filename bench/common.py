@@ -284,8 +284,42 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     log(f"wrote {path}")
 
 
+def commit() -> str | None:
+    """HEAD of the checkout the benchmark runs from, "+dirty" if it has local changes."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return None
+    return f"{head}+dirty" if head and dirty else head or None
+
+
+def mem_total_gib() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024**2, 1)
+    except OSError:
+        return None
+    return None
+
+
 def machine() -> dict[str, Any]:
-    return {"cpus": os.cpu_count(), "loadavg_start": loadavg(), "python": sys.version.split()[0]}
+    return {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "commit": commit(),
+        "cpus": os.cpu_count(),
+        "mem_gib": mem_total_gib(),
+        "loadavg_start": loadavg(),
+        "python": sys.version.split()[0],
+    }
 
 
 class Timer:
