@@ -338,11 +338,12 @@ def run_bench(
     args: argparse.Namespace,
     run: Callable[[argparse.Namespace, Neo4jHandle], Coroutine[Any, Any, dict[str, Any]]],
     report: Callable[[dict[str, Any]], str],
+    fresh: bool = True,
 ) -> dict[str, Any]:
     """The shared tail of every bench main(): Neo4j up, run, print the table, write JSON."""
     import asyncio
 
-    with neo4j(args) as h:
+    with neo4j(args, fresh=fresh) as h:
         res: dict[str, Any] = asyncio.run(run(args, h))
     print(report(res))
     write_json(Path(args.out), res)

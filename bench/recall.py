@@ -7,6 +7,7 @@ to warm the caches (query vectors, Neo4j page cache), then --repeat timed passes
 request at a time. In-process `Memory.recall` latency is measured alongside.
 
 Usage: python -m bench.recall --sizes 10000,100000 --users 1000 [--out ...]
+--keep-neo4j keeps the store; --resume measures it again (and fills it on to bigger sizes).
 """
 
 from __future__ import annotations
@@ -126,13 +127,18 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     out: list[dict[str, Any]] = []
     done = 0
     try:
-        for size in sizes:
-            secs = await populate(memory, msgs[done:size], args.batch)
-            log(
-                f"populated {size} messages (+{size - done} in {secs:.0f}s = "
-                f"{(size - done) / secs:.1f} msg/s)"
+        if args.resume:  # the store of an earlier run (same seed): keep what it holds
+            rows = await memory.db.rows(
+                "MATCH (m:Message) WHERE m.tenant = $t RETURN count(m) AS n", t=TENANT
             )
-            rate = (size - done) / secs
+            done = rows[0]["n"]
+            log(f"resuming on a store of {done} messages; smaller sizes skipped")
+        for size in (s for s in sizes if s >= done):
+            rate = None
+            if size > done:
+                secs = await populate(memory, msgs[done:size], args.batch)
+                rate = (size - done) / secs
+                log(f"populated {size} messages (+{size - done} in {secs:.0f}s = {rate:.1f} msg/s)")
             done = size
             now = max(datetime.fromisoformat(m["timestamp"]) for m in msgs[:size])
             now += timedelta(minutes=5)
@@ -152,6 +158,8 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             log(f"@{size}: http p50 {http['p50_ms']:.1f} p95 {http['p95_ms']:.1f} ms")
     finally:
         await rt.close()
+    if not out:
+        raise SystemExit(f"nothing measured: the store already holds {done} messages")
     first, last = out[0], out[-1]
     ratio = last["http"]["p95_ms"] / first["http"]["p95_ms"]
     return {
@@ -224,9 +232,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--limit", type=int, default=8)
     p.add_argument("--batch", type=int, default=1000)
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the store in --neo4j-home and fill it on from what it holds",
+    )
     p.add_argument("--out", default=str(RESULTS / "recall.json"))
     args = p.parse_args(argv)
-    return run_bench(args, run, report)
+    return run_bench(args, run, report, fresh=not args.resume)
 
 
 if __name__ == "__main__":

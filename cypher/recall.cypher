@@ -2,13 +2,17 @@
 // the Facts and Messages closest to the query, and the session's recent Messages.
 // Similarity is exact cosine over the user's own nodes (found by the scope index), and
 // full-text hits come from the Chinese-aware indexes filtered to the user's scope token.
+// Times go out as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant): decoding
+// driver temporals costs more than the query itself.
 CALL () {
   MATCH (s:Summary)
   WHERE s.tenant = $tenant AND s.user_id = $user_id AND s.validity = 'active'
     AND s.memory_status IN $statuses AND s.event_start <= $now
   OPTIONAL MATCH (s)-[:IN_TOPIC]->(t:Topic)
   RETURN collect(s {.summary_id, .content, .topic, .kind, .confidence, .retrieval_boost,
-    .decay_factor, .event_start, .event_end, .source_facts, .memory_status, .anchors,
+    .decay_factor, .source_facts, .memory_status, .anchors,
+    event_start: [s.event_start.epochSeconds, s.event_start.microsecond, s.event_start.offsetSeconds],
+    event_end: [s.event_end.epochSeconds, s.event_end.microsecond, s.event_end.offsetSeconds],
     sv: vector.similarity.cosine(s.embedding, $qvec),
     tv: CASE WHEN t IS NULL THEN 0.0 ELSE vector.similarity.cosine(t.embedding, $qvec) END
   }) AS summaries
@@ -23,8 +27,10 @@ CALL () {
   WITH $lucene AS q WHERE q IS NOT NULL
   CALL db.index.fulltext.queryNodes('fact_text', q, {limit: $fact_k}) YIELD node, score
   WHERE node.tenant = $tenant AND node.validity = 'active' AND node.time_start <= $now
-  RETURN collect({id: node.fact_id, score: score, time_start: node.time_start,
-    time_end: node.time_end}) AS fact_hits
+  RETURN collect({id: node.fact_id, score: score,
+    time_start: [node.time_start.epochSeconds, node.time_start.microsecond, node.time_start.offsetSeconds],
+    time_end: [node.time_end.epochSeconds, node.time_end.microsecond, node.time_end.offsetSeconds]
+  }) AS fact_hits
 }
 CALL () {
   MATCH (f:Fact)
@@ -32,15 +38,18 @@ CALL () {
     AND f.time_start <= $now
   WITH f, vector.similarity.cosine(f.embedding, $qvec) AS fv
   ORDER BY fv DESC LIMIT $fact_k
-  RETURN collect({id: f.fact_id, fv: fv, time_start: f.time_start, time_end: f.time_end})
-    AS fact_near
+  RETURN collect({id: f.fact_id, fv: fv,
+    time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
+    time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds]
+  }) AS fact_near
 }
 CALL () {
   WITH $lucene AS q WHERE q IS NOT NULL
   CALL db.index.fulltext.queryNodes('message_text', q, {limit: $message_k}) YIELD node, score
   WHERE node.tenant = $tenant AND node.timestamp <= $now
-  RETURN collect(node {.message_id, .content, .timestamp, .event_type, .role, .session_id,
-    score: score}) AS message_hits
+  RETURN collect(node {.message_id, .content, .event_type, .role, .session_id, score: score,
+    timestamp: [node.timestamp.epochSeconds, node.timestamp.microsecond, node.timestamp.offsetSeconds]
+  }) AS message_hits
 }
 CALL () {
   MATCH (m:Message)
@@ -48,15 +57,17 @@ CALL () {
     AND m.timestamp <= $now
   WITH m, vector.similarity.cosine(m.embedding, $qvec) AS mv
   ORDER BY mv DESC LIMIT $message_k
-  RETURN collect(m {.message_id, .content, .timestamp, .event_type, .role, .session_id,
-    mv: mv}) AS messages
+  RETURN collect(m {.message_id, .content, .event_type, .role, .session_id, mv: mv,
+    timestamp: [m.timestamp.epochSeconds, m.timestamp.microsecond, m.timestamp.offsetSeconds]
+  }) AS messages
 }
 CALL () {
   MATCH (m:Message)
   WHERE m.tenant = $tenant AND m.user_id = $user_id AND m.timestamp <= $now
     AND ($session_id IS NULL OR m.session_id = $session_id)
   WITH m ORDER BY m.timestamp DESC LIMIT $recent_k
-  RETURN collect(m {.message_id, .content, .timestamp, .event_type, .role, .session_id})
-    AS recent
+  RETURN collect(m {.message_id, .content, .event_type, .role, .session_id,
+    timestamp: [m.timestamp.epochSeconds, m.timestamp.microsecond, m.timestamp.offsetSeconds]
+  }) AS recent
 }
 RETURN summaries, summary_hits, fact_hits, fact_near, messages, message_hits, recent

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, LiteralString, TypeVar
 
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, Record
@@ -104,6 +105,35 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
         yield Database(driver, settings.neo4j_database)
     finally:
         await driver.close()
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+TIME_KEYS = frozenset(
+    {"timestamp", "time_start", "time_end", "event_start", "event_end", "created_at"}
+)
+
+
+def instant(value: Any) -> datetime | None:
+    """A datetime a query sent as [epochSeconds, microsecond, offsetSeconds].
+
+    Hot read paths send times this way: the driver decodes a temporal value in pure Python
+    (about 0.1 ms each), three integers cost next to nothing.
+    """
+    if value is None or value[0] is None:
+        return None
+    seconds, micros, offset = value
+    return (EPOCH + timedelta(seconds=seconds, microseconds=micros)).astimezone(
+        timezone(timedelta(seconds=offset))
+    )
+
+
+def instants(value: Any, keys: frozenset[str] = TIME_KEYS) -> Any:
+    """`instant` applied to every value under one of `keys`, through lists and maps."""
+    if isinstance(value, dict):
+        return {k: instant(v) if k in keys else instants(v, keys) for k, v in value.items()}
+    if isinstance(value, list):
+        return [instants(v, keys) for v in value]
+    return value
 
 
 def native(value: Any) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.db import Database, native
+from graph.db import Database, instants, native
 from graph.ingest import message_uid
 from graph.queries import query
 
@@ -25,8 +25,8 @@ async def facts(db: Database, tenant: str, ids: list[str]) -> dict[str, dict[str
     rows = await db.rows(query("facts_by_ids"), tenant=tenant, ids=ids)
     out = {}
     for r in rows:
-        fact = native(r["fact"])
-        fact["sources"] = native(r["sources"])
+        fact = instants(r["fact"])
+        fact["sources"] = instants(r["sources"])
         out[fact["fact_id"]] = fact
     return out
 

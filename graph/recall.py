@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from graph.db import Database, native
+from graph.db import Database, instants
 from graph.ingest import scope_token
 from graph.queries import query
 
@@ -53,5 +53,5 @@ async def candidates(
         recent_k=recent_k,
         statuses=statuses or RECALLED_STATUSES,
     )
-    out: dict[str, Any] = native(rows[0])
+    out: dict[str, Any] = instants(rows[0])
     return out
