@@ -52,11 +52,11 @@ class Database:
         return await self._run("read", work)
 
     async def rows(self, cypher: LiteralString, **params: Any) -> list[dict[str, Any]]:
-        """One read query, its records as dicts."""
+        """One read query, its records as dicts (for queries returning maps and scalars)."""
 
         async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
             result = await tx.run(cypher, params)
-            return [r.data() async for r in result]
+            return [dict(r) async for r in result]
 
         return await self.read(work)
 
@@ -95,7 +95,8 @@ async def tx_rows(
     tx: AsyncManagedTransaction, cypher: LiteralString, **params: Any
 ) -> list[dict[str, Any]]:
     result = await tx.run(cypher, params)
-    return [r.data() async for r in result]
+    # dict(), not Record.data(): our queries return maps, and data() re-walks every value
+    return [dict(r) async for r in result]
 
 
 @asynccontextmanager
