@@ -49,7 +49,7 @@ neo4j-stop: install
 	$(PY) -m gumem.cli neo4j stop
 
 bench: install models
-	$(PY) -m bench.run_all
+	$(PY) -m bench.run_all --locomo $(LOCOMO) $(BENCH_FLAGS)
 
 bench-locomo: install models
 	$(PY) -m bench.locomo --data $(LOCOMO) --out $(LOCOMO_OUT)

@@ -32,6 +32,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out-dir", type=Path, default=RESULTS)
     args = p.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
+    if "locomo" not in skip and not Path(args.locomo).is_file():
+        raise SystemExit(
+            f"LoCoMo data not found at {args.locomo}: give its path (make bench LOCOMO=<path>, "
+            "--locomo <path>) or --skip locomo"
+        )
     common = []
     if args.neo4j_uri:
         common = ["--neo4j-uri", args.neo4j_uri]
@@ -68,20 +73,17 @@ def main(argv: list[str] | None = None) -> None:
             ]
         )
     if "locomo" not in skip:
-        if Path(args.locomo).exists():
-            out["locomo"] = locomo.main(
-                [
-                    *common,
-                    "--data",
-                    args.locomo,
-                    "--conversations",
-                    str(args.locomo_conversations),
-                    "--out",
-                    str(args.out_dir / "locomo.json"),
-                ]
-            )
-        else:
-            log(f"LoCoMo data not found at {args.locomo}: skipped")
+        out["locomo"] = locomo.main(
+            [
+                *common,
+                "--data",
+                args.locomo,
+                "--conversations",
+                str(args.locomo_conversations),
+                "--out",
+                str(args.out_dir / "locomo.json"),
+            ]
+        )
     out["seconds"] = time.perf_counter() - t0
     write_json(args.out_dir / "all.json", out)
     log(f"all benchmarks done in {out['seconds'] / 60:.1f} min")
