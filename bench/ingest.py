@@ -131,7 +131,9 @@ async def all_processed(memory: Memory, tenant: str) -> None:
     """Fail the run if a full-processing phase left messages pending (its rate would lie)."""
     left = [u for t, u in await pending_users(memory.db, 10_000) if t == tenant]
     if left:
-        raise RuntimeError(f"{tenant}: {len(left)} users still have pending messages")
+        raise RuntimeError(
+            f"{tenant}: {len(left)} users still have pending messages or unconsolidated facts"
+        )
 
 
 async def py_ingest(

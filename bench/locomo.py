@@ -209,7 +209,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                 range(0, len(msgs), args.batch), desc=f"ingest {cid}", unit="batch", leave=False
             ):
                 await memory.add_messages(tenant, msgs[i : i + args.batch])
-            if memory.pipeline is not None:  # what overran the sync budget is still queued
+            if memory.pipeline is not None:  # what an outage left queued
                 while await memory.pipeline.process_pending(limit=1000):
                     pass
             dt = time.perf_counter() - t0

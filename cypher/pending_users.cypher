@@ -1,4 +1,11 @@
-// Users with Messages still to process (the worker's queue), oldest first.
-MATCH (m:Message) WHERE m.status = 'pending'
-WITH m.tenant AS tenant, m.user_id AS user_id, min(m.ingested_at) AS since
+// The worker's queue, oldest first: users with Messages still to process, and users whose
+// Facts were written but not consolidated (a crash or a cut between the transactions).
+CALL () {
+  MATCH (m:Message) WHERE m.status = 'pending'
+  RETURN m.tenant AS tenant, m.user_id AS user_id, min(m.ingested_at) AS since
+  UNION
+  MATCH (u:User) WHERE u.unconsolidated_at IS NOT NULL
+  RETURN u.tenant AS tenant, u.user_id AS user_id, u.unconsolidated_at AS since
+}
+WITH tenant, user_id, min(since) AS since
 RETURN tenant, user_id ORDER BY since LIMIT $limit

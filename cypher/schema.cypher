@@ -13,6 +13,7 @@ CREATE INDEX message_scope IF NOT EXISTS FOR (n:Message) ON (n.tenant, n.user_id
 CREATE INDEX message_status IF NOT EXISTS FOR (n:Message) ON (n.status);
 CREATE INDEX message_time IF NOT EXISTS FOR (n:Message) ON (n.timestamp);
 CREATE INDEX message_session IF NOT EXISTS FOR (n:Message) ON (n.tenant, n.session_id);
+CREATE INDEX user_unconsolidated IF NOT EXISTS FOR (n:User) ON (n.unconsolidated_at);
 CREATE INDEX fact_scope IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id);
 CREATE INDEX fact_key IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.key);
 CREATE INDEX summary_scope IF NOT EXISTS FOR (n:Summary) ON (n.tenant, n.user_id);

@@ -12,7 +12,7 @@ from neo4j import AsyncManagedTransaction
 
 from extract.types import EntityRef, FactDraft, FactRecord, MessageRecord, SummaryDraft, TopicRecord
 from graph.db import Database, native, tx_rows
-from graph.ingest import message_uid, scope_token
+from graph.ingest import message_uid, scope_token, user_uid
 from graph.queries import query
 
 
@@ -137,6 +137,10 @@ async def write_facts(
             now=now,
             rows=[{"uid": message_uid(tenant, i), "embedding": v} for i, v in processed.items()],
         )
+        if rows:
+            await tx_rows(
+                tx, query("mark_unconsolidated"), user_uid=user_uid(tenant, user_id), now=now
+            )
         return [s for r in out for s in r["superseded"]]
 
     return await db.write(work)
@@ -247,8 +251,10 @@ async def write_consolidation(
     assign: list[dict[str, str]],
     summaries: list[NewSummary],
     retire: list[dict[str, Any]],
+    started: datetime,
 ) -> None:
-    """Topics, fact filing, new Summary versions and retired ones: one transaction."""
+    """Topics, fact filing, new Summary versions and retired ones: one transaction, which
+    also clears the user's mark for the facts written before `started`."""
     now = datetime.now(UTC)
     rows = [summary_row(tenant, user_id, s) for s in summaries]
     scope = {
@@ -265,8 +271,27 @@ async def write_consolidation(
         if retire:
             await tx_rows(tx, query("retire_summaries"), retire=retire, **scope)
         await tx_rows(tx, query("topic_counts"), **scope)
+        await tx_rows(
+            tx, query("mark_consolidated"), user_uid=user_uid(tenant, user_id), started=started
+        )
 
     await db.write(work)
+
+
+async def mark_consolidated(db: Database, tenant: str, user_id: str, started: datetime) -> None:
+    """Clear the user's mark when a consolidation had nothing to write."""
+
+    async def work(tx: AsyncManagedTransaction) -> None:
+        await tx_rows(
+            tx, query("mark_consolidated"), user_uid=user_uid(tenant, user_id), started=started
+        )
+
+    await db.write(work)
+
+
+async def consolidation_due(db: Database, tenant: str, user_id: str) -> bool:
+    rows = await db.rows(query("consolidation_due"), user_uid=user_uid(tenant, user_id))
+    return bool(rows and rows[0]["due"])
 
 
 async def pending_users(db: Database, limit: int = 100) -> list[tuple[str, str]]:

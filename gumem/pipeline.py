@@ -78,17 +78,32 @@ class Pipeline:
         async with self._locks[(tenant, user_id)]:
             pending = await gm.pending_messages(self.db, tenant, user_id)
             if not pending:
-                return Report()
+                return await self._finish_consolidation(tenant, user_id)
             try:
                 return await self._process(tenant, user_id, pending)
             except StorageUnavailable:
-                raise  # nothing was written; the Messages stay pending for a retry
+                raise  # pending Messages or the user's consolidation mark bring it back
             except Exception as exc:
                 log.exception("processing failed: %s", type(exc).__name__)
                 await gm.mark_failed(
                     self.db, tenant, [m.message_id for m in pending], type(exc).__name__
                 )
                 return Report()
+
+    async def _finish_consolidation(self, tenant: str, user_id: str) -> Report:
+        """Consolidate Facts written by a run that stopped before consolidating them."""
+        if not await gm.consolidation_due(self.db, tenant, user_id):
+            return Report()
+        report = Report()
+        try:
+            report.summaries, report.retired = await self._consolidate(tenant, user_id)
+        except StorageUnavailable:
+            raise
+        except Exception as exc:
+            # the user's next Messages consolidate again; retrying here would loop
+            log.exception("consolidation failed: %s", type(exc).__name__)
+            await gm.mark_consolidated(self.db, tenant, user_id, datetime.now(UTC))
+        return report
 
     async def _process(self, tenant: str, user_id: str, pending: list[MessageRecord]) -> Report:
         report = Report()
@@ -189,6 +204,7 @@ class Pipeline:
 
     async def _consolidate(self, tenant: str, user_id: str) -> tuple[int, int]:
         """File unfiled facts under Topics and rebuild the Summaries that changed."""
+        started = datetime.now(UTC)
         facts = await gm.active_facts(self.db, tenant, user_id)
         topics = await gm.user_topics(self.db, tenant, user_id)
         unfiled = [x.fact for x in facts if x.topic is None]
@@ -244,7 +260,10 @@ class Pipeline:
                 assign=assign,
                 summaries=summaries,
                 retire=retire,
+                started=started,
             )
+        else:
+            await gm.mark_consolidated(self.db, tenant, user_id, started)
         return len(summaries), len(retire)
 
     async def rebuild(

@@ -70,5 +70,6 @@ class Runtime:
             await self._worker
             self._worker = None
         if self._memory is not None:
+            await self._memory.drain(self.settings.process_timeout_s)
             await self._memory.db.driver.close()
             self._memory = None

@@ -36,6 +36,7 @@ class Memory:
         self.db = db
         self.settings = settings
         self.pipeline = pipeline
+        self._background: set[asyncio.Task[int]] = set()
 
     async def add_messages(self, tenant: str, items: list[dict[str, Any]]) -> AddResult:
         tenant = parse_tenant(tenant)
@@ -47,15 +48,43 @@ class Memory:
         if self.pipeline is not None and self.settings.process_mode == "sync" and stored.accepted:
             accepted = set(stored.accepted)
             users = sorted({m.user_id for m in batch if m.message_id in accepted})
-            try:
-                processed = await asyncio.wait_for(
-                    self.pipeline.process_users(tenant, users), self.settings.process_timeout_s
-                )
-            except (TimeoutError, StorageUnavailable) as exc:
-                # the batch is stored (acknowledged); its processing stays queued as pending
-                # for the worker, so the caller gets its answer instead of an error
-                log.warning("processing deferred to the worker: %s", type(exc).__name__)
+            processed = await self._process(tenant, users)
         return AddResult(stored.accepted, stored.duplicates, processed)
+
+    async def _process(self, tenant: str, users: list[str]) -> int:
+        """Process the stored batch, waiting at most `process_timeout_s`. Past that the
+        caller gets its answer and the work goes on in the background (cancelling it could
+        stop it between its transactions); on an outage the worker picks it up."""
+        task: asyncio.Task[int] = asyncio.ensure_future(self.pipeline.process_users(tenant, users))
+        done, _ = await asyncio.wait({task}, timeout=self.settings.process_timeout_s)
+        if task not in done:
+            log.warning("processing goes on in the background past the sync budget")
+            self._background.add(task)
+            task.add_done_callback(self._finished)
+            return 0
+        try:
+            return task.result()
+        except StorageUnavailable:
+            log.warning("processing deferred to the worker: storage unavailable")
+            return 0
+
+    def _finished(self, task: asyncio.Task[int]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.warning("background processing stopped: %s", type(exc).__name__)
+
+    async def drain(self, timeout_s: float) -> None:
+        """Wait for background processing; what is still running after `timeout_s` is
+        cancelled and left to the worker (pending Messages, consolidation marks)."""
+        tasks = list(self._background)
+        if not tasks:
+            return
+        _, late = await asyncio.wait(tasks, timeout=timeout_s)
+        for t in late:
+            t.cancel()
+        if late:
+            await asyncio.wait(late)
+            log.warning("%d background processing runs left to the worker", len(late))
 
     async def server_version(self) -> str:
         return await schema.server_version(self.db)

@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     max_content_chars: int = Field(default=20_000, ge=1)
     max_metadata_chars: int = Field(default=20_000, ge=2)
     process_mode: Literal["sync", "async"] = "sync"
-    process_timeout_s: float = 30.0  # sync processing past this is left to the worker
+    process_timeout_s: float = 30.0  # sync processing past this goes on in the background
     run_worker: bool = True  # false: this API process leaves queued work to `gumem worker`
     event_window_days: float = 7.0
 
