@@ -271,20 +271,24 @@ async def write_consolidation(
         if retire:
             await tx_rows(tx, query("retire_summaries"), retire=retire, **scope)
         await tx_rows(tx, query("topic_counts"), **scope)
-        await tx_rows(
-            tx, query("mark_consolidated"), user_uid=user_uid(tenant, user_id), started=started
-        )
+        await _clear_mark(tx, tenant, user_id, started)
 
     await db.write(work)
+
+
+async def _clear_mark(
+    tx: AsyncManagedTransaction, tenant: str, user_id: str, started: datetime
+) -> None:
+    await tx_rows(
+        tx, query("mark_consolidated"), user_uid=user_uid(tenant, user_id), started=started
+    )
 
 
 async def mark_consolidated(db: Database, tenant: str, user_id: str, started: datetime) -> None:
     """Clear the user's mark when a consolidation had nothing to write."""
 
     async def work(tx: AsyncManagedTransaction) -> None:
-        await tx_rows(
-            tx, query("mark_consolidated"), user_uid=user_uid(tenant, user_id), started=started
-        )
+        await _clear_mark(tx, tenant, user_id, started)
 
     await db.write(work)
 

@@ -96,7 +96,7 @@ class Pipeline:
             return Report()
         report = Report()
         try:
-            report.summaries, report.retired = await self._consolidate(tenant, user_id)
+            report.summaries, report.retired = await self._consolidate(tenant, user_id, marked=True)
         except StorageUnavailable:
             raise
         except Exception as exc:
@@ -127,7 +127,7 @@ class Pipeline:
             len(new),
             len(superseded),
         )
-        s, r = await self._consolidate(tenant, user_id)
+        s, r = await self._consolidate(tenant, user_id, marked=bool(new))
         report.summaries, report.retired = s, r
         log.debug(
             "timings: extract %.2fs embed %.2fs write %.2fs consolidate %.2fs",
@@ -202,8 +202,12 @@ class Pipeline:
         async with self._locks[(tenant, user_id)]:
             return await self._consolidate(tenant, user_id)
 
-    async def _consolidate(self, tenant: str, user_id: str) -> tuple[int, int]:
-        """File unfiled facts under Topics and rebuild the Summaries that changed."""
+    async def _consolidate(
+        self, tenant: str, user_id: str, marked: bool = False
+    ) -> tuple[int, int]:
+        """File unfiled facts under Topics and rebuild the Summaries that changed.
+        `marked`: the user may carry a consolidation mark, to clear even when nothing
+        changed (otherwise that costs no write; a stale mark goes to the worker)."""
         started = datetime.now(UTC)
         facts = await gm.active_facts(self.db, tenant, user_id)
         topics = await gm.user_topics(self.db, tenant, user_id)
@@ -262,7 +266,7 @@ class Pipeline:
                 retire=retire,
                 started=started,
             )
-        else:
+        elif marked:
             await gm.mark_consolidated(self.db, tenant, user_id, started)
         return len(summaries), len(retire)
 
