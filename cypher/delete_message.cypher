@@ -1,8 +1,14 @@
 // Carry out a deletion plan. Every id here came from the plan, checked in this transaction.
+// Kept Facts take their re-derived sources, sessions, anchors and time range ($revised).
 MATCH (m:Message {uid: $uid}) WHERE m.tenant = $tenant
-OPTIONAL MATCH (k:Fact) WHERE k.fact_id IN $kept AND k.tenant = $tenant
-SET k.source_message_ids = [x IN k.source_message_ids WHERE x <> m.message_id]
-WITH DISTINCT m
+CALL () {
+  UNWIND $revised AS r
+  MATCH (k:Fact {fact_id: r.fact_id}) WHERE k.tenant = $tenant
+  SET k.source_message_ids = r.source_message_ids, k.session_ids = r.session_ids,
+    k.event_types = r.event_types, k.anchors = r.anchors, k.time_start = r.time_start,
+    k.time_end = r.time_end, k.provenance = r.provenance
+  RETURN count(k) AS revised
+}
 CALL (m) {
   MATCH (f:Fact) WHERE f.fact_id IN $removed AND f.tenant = $tenant
   DETACH DELETE f
@@ -24,4 +30,4 @@ CALL () {
   RETURN count(*) AS entities
 }
 DETACH DELETE m
-RETURN facts, summaries, restored, entities
+RETURN facts, summaries, restored, entities, revised
