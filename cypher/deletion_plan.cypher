@@ -37,7 +37,8 @@ WITH m, removed, kept, linked + [s IN named WHERE NOT s IN linked] AS tainted, r
   orphan_entities
 RETURN m.message_id AS message_id, m.user_id AS user_id,
   [f IN removed | f.fact_id] AS removed_facts, [f IN kept | f.fact_id] AS kept_facts,
-  [k IN kept | k {.fact_id, .source_message_ids, .provenance,
+  [k IN kept | k {.fact_id, .source_message_ids, .session_ids, .provenance,
+    mentions: [(k)-[:MENTIONS]->(e:Entity) | e {.entity_id, .name, .type, .normalized}],
     sources: [(k)-[:SOURCE]->(o:Message) WHERE o <> m |
       o {.message_id, .session_id, .event_type, .timestamp}]}] AS kept_rows,
   [s IN tainted | s {.summary_id, .validity, .topic}] AS summaries,

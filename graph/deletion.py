@@ -39,12 +39,25 @@ class Revision:
     time_start: datetime
     time_end: datetime
     provenance: tuple[str, ...]
+    sessions_before: tuple[str, ...]  # its own, as stored before
+    # None for a Fact stored without provenance: its entities are kept as they are
+    entity_ids: tuple[str, ...] | None
+    entity_names: tuple[str, ...] | None
+    entity_keys: tuple[tuple[str, str], ...] | None  # (type, normalized)
+    dropped_entities: tuple[str, ...]
 
     def apply(self, rec: FactRecord) -> FactRecord:
+        inherited = tuple(  # sessions a correction counts from the facts it supersedes
+            s for s in rec.session_ids if s not in self.sessions_before + self.session_ids
+        )
+        keys = self.entity_keys
         return replace(
             rec,
             source_message_ids=self.source_message_ids,
-            session_ids=self.session_ids,
+            session_ids=self.session_ids + inherited,
+            entities=rec.entities
+            if keys is None
+            else tuple(e for e in rec.entities if (e.type, e.normalized) in keys),
             event_types=self.event_types,
             anchors=self.anchors,
             time_start=self.time_start,
@@ -61,6 +74,8 @@ class Revision:
             "time_start": self.time_start,
             "time_end": self.time_end,
             "provenance": list(self.provenance),
+            "entity_ids": None if self.entity_ids is None else list(self.entity_ids),
+            "entity_names": None if self.entity_names is None else list(self.entity_names),
         }
 
 
@@ -80,6 +95,13 @@ def revise(kept: dict[str, Any]) -> Revision:
     else:
         start = min(sources[i]["timestamp"] for i in ids)
         end = max(sources[i]["timestamp"] for i in ids)
+    mentions = kept["mentions"] or []
+    known: set[str] | None = None
+    if parts:
+        known = {e for p in left for e in p.get("entities", ())}
+        mentions_left = [e for e in mentions if e["entity_id"] in known]
+    else:
+        mentions_left = mentions
     return Revision(
         fact_id=kept["fact_id"],
         source_message_ids=ids,
@@ -89,6 +111,13 @@ def revise(kept: dict[str, Any]) -> Revision:
         time_start=start,
         time_end=end,
         provenance=tuple(raw for raw, p in parts if set(p["sources"]) <= sources.keys()),
+        sessions_before=tuple(kept["session_ids"] or ()),
+        entity_ids=None if known is None else tuple(e["entity_id"] for e in mentions_left),
+        entity_names=None if known is None else tuple(e["name"] for e in mentions_left),
+        entity_keys=None
+        if known is None
+        else tuple((e["type"], e["normalized"]) for e in mentions_left),
+        dropped_entities=tuple(e["entity_id"] for e in mentions if e not in mentions_left),
     )
 
 
@@ -197,6 +226,7 @@ async def delete_message(
             restored=plan.restored_facts,
             entities=plan.orphan_entities,
             revised=[r.row() for r in plan.revisions.values()],
+            dropped=sorted({e for r in plan.revisions.values() for e in r.dropped_entities}),
         )
         if rows:
             await tx_rows(

@@ -104,12 +104,13 @@ class NewFact:
     parts: tuple[FactDraft, ...] = ()  # every draft of the batch with this id
 
 
-def provenance(d: FactDraft) -> str:
+def provenance(tenant: str, user_id: str, d: FactDraft) -> str:
     """One contribution to a Fact as stored (JSON): what a deletion must be able to undo."""
     return json.dumps(
         {
             "sources": list(d.source_message_ids),
             "anchors": list(d.anchors),
+            "entities": [entity_id(tenant, user_id, e) for e in d.entities],
             "time_start": d.time_start.isoformat(),
             "time_end": d.time_end.isoformat(),
         },
@@ -138,7 +139,7 @@ def _fact_row(tenant: str, user_id: str, nf: NewFact) -> dict[str, Any]:
         "embedding": nf.embedding,
         "anchors": list(d.anchors),
         "source_uids": [message_uid(tenant, i) for i in d.source_message_ids],
-        "provenance": list(dict.fromkeys(provenance(p) for p in nf.parts or (d,))),
+        "provenance": list(dict.fromkeys(provenance(tenant, user_id, p) for p in nf.parts or (d,))),
         "entity_names": [e.name for e in d.entities],
         "entities": entity_rows(tenant, user_id, d.entities),
     }

@@ -5,6 +5,7 @@ their sources. Real Neo4j; only the extraction step is paused in-process."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -18,6 +19,7 @@ from gumem import deletion
 from gumem.pipeline import Pipeline
 from gumem.service import Memory
 from gumem.settings import Settings
+from tests.integration.helpers import seed
 
 TENANT = "tenant-a"
 USER = "u-race"
@@ -76,12 +78,12 @@ async def user_nodes(db: Database, user: str = USER) -> dict[str, int]:
     return {r["l"]: r["n"] for r in rows}
 
 
-async def derived(db: Database) -> list[dict[str, Any]]:
-    """Every Fact, Summary and Topic of the user, whatever its validity, all properties."""
+async def derived(db: Database, user: str = USER) -> list[dict[str, Any]]:
+    """Every Fact, Summary, Topic and Entity of the user, whatever its validity."""
     rows = await db.rows(
         """MATCH (n) WHERE (n:Fact OR n:Summary OR n:Topic OR n:Entity) AND n.user_id = $u
         RETURN labels(n)[0] AS label, properties(n) AS props""",
-        u=USER,
+        u=user,
     )
     return [native(r) for r in rows]
 
@@ -279,3 +281,27 @@ async def test_a_stale_token_writes_nothing(memory: Memory) -> None:
     await store(memory, FIRST)
     again = await gm.user_token(memory.db, TENANT, USER)
     assert again is not None and again not in (token, fresh)
+
+
+async def test_kept_behaviour_fact_loses_what_the_deleted_event_brought(memory: Memory) -> None:
+    events = seed("zh")
+    e6 = next(m for m in events if m["id"] == "e6")
+    e6["metadata"] = {**e6["metadata"], "order_id": "ORD-EV-6"}
+    await memory.add_messages(TENANT, events)
+    (light,) = await memory.db.rows(
+        """MATCH (:Message {message_id: 'e6'})<-[:SOURCE]-(f:Fact)
+        RETURN f.fact_id AS id, f.anchors AS anchors"""
+    )
+    assert light["anchors"] == ["order:ORD-EV-6"], "the test is about something"
+    _, counts = await deletion.delete_message(memory, TENANT, "e6")
+    assert counts["facts"] == 0 and counts["kept_facts"] == 1
+    nodes = await derived(memory.db, "u-seed")
+    assert traces(nodes, "ORD-EV-6") == []
+    for n in nodes:
+        ids = n["props"].get("source_message_ids") or []
+        evidence = json.loads(n["props"].get("evidence_json") or "{}")
+        assert "e6" not in ids and "e6" not in evidence.get("message_ids", [])
+    kept = next(n["props"] for n in nodes if n["props"].get("fact_id") == light["id"])
+    e5 = datetime.fromisoformat(next(m for m in events if m["id"] == "e5")["timestamp"])
+    assert kept["source_message_ids"] == ["e5"] and kept["anchors"] == []
+    assert kept["time_start"] == kept["time_end"] == e5
