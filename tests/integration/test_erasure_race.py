@@ -15,6 +15,8 @@ import pytest
 
 from graph import memory as gm
 from graph.db import Database, make_driver, native
+from graph.ingest import user_uid
+from graph.queries import query
 from gumem import deletion
 from gumem.pipeline import Pipeline
 from gumem.service import Memory
@@ -305,3 +307,40 @@ async def test_kept_behaviour_fact_loses_what_the_deleted_event_brought(memory: 
     e5 = datetime.fromisoformat(next(m for m in events if m["id"] == "e5")["timestamp"])
     assert kept["source_message_ids"] == ["e5"] and kept["anchors"] == []
     assert kept["time_start"] == kept["time_end"] == e5
+
+
+async def test_a_write_waiting_on_the_deletions_lock_sees_its_token(memory: Memory) -> None:
+    """The fence reads the token after it holds the User lock: a run's write that starts
+    while a deletion's transaction is open waits for it, then writes nothing."""
+    await store(memory, FIRST)
+    token = await gm.user_token(memory.db, TENANT, USER)
+    pending = await gm.pending_messages(memory.db, TENANT, USER)
+    draft = gm.FactDraft(
+        content="The user is vegetarian",
+        kind="preference",
+        source_message_ids=("a1",),
+        time_start=T0,
+        time_end=T0,
+        lang="en",
+        key="preference:diet",
+    )
+    async with memory.db.driver.session(database=memory.db.database) as session:
+        tx = await session.begin_transaction()
+        await tx.run(query("bump_generation"), user_uid=user_uid(TENANT, USER))
+        write = asyncio.create_task(
+            gm.write_facts(
+                memory.db,
+                TENANT,
+                USER,
+                [gm.NewFact("f_waiting", draft, None)],
+                {m.message_id: None for m in pending},
+                token,
+            )
+        )
+        await asyncio.sleep(1.0)
+        assert not write.done(), "the run's write waits for the deletion's lock"
+        await tx.commit()
+    with pytest.raises(gm.Fenced):
+        await asyncio.wait_for(write, 60)
+    assert await facts(memory.db) == []
+    assert set((await statuses(memory.db)).values()) == {"pending"}
