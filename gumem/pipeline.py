@@ -175,7 +175,10 @@ class Pipeline:
             len(new),
             len(superseded),
         )
-        s, r = await self._consolidate(tenant, user_id, marked=bool(new))
+        try:
+            s, r = await self._consolidate(tenant, user_id, marked=bool(new))
+        except gm.Fenced:  # a deletion since the facts were written: consolidate what is left
+            s, r = await self._consolidate(tenant, user_id, marked=True)
         report.summaries, report.retired = s, r
         log.debug(
             "timings: extract %.2fs embed %.2fs write %.2fs consolidate %.2fs",

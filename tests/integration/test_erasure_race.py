@@ -153,20 +153,32 @@ async def test_forget_user_fences_a_run_of_another_process(
     assert "fenced by a deletion" in caplog.text
 
 
+@pytest.mark.parametrize(
+    ("step", "facts_deleted", "processed"),
+    [
+        ("_extract", 0, 2),  # the target is still pending; the run starts over without it
+        ("_embed_summaries", 1, 3),  # its fact is written; consolidation is redone
+    ],
+)
 async def test_delete_message_fences_a_run_then_the_rest_is_processed(
-    memory: Memory, other: Pipeline, monkeypatch: pytest.MonkeyPatch
+    memory: Memory,
+    other: Pipeline,
+    step: str,
+    facts_deleted: int,
+    processed: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     await store(memory, [*FIRST, msg(TARGET, "I am allergic to peanuts.", 2)])
-    pause = Pause(other, "_extract", monkeypatch)
+    pause = Pause(other, step, monkeypatch)
     run = asyncio.create_task(other.process_user(TENANT, USER))
     await asyncio.wait_for(pause.reached.wait(), 120)
 
     _, counts = await deletion.delete_message(memory, TENANT, TARGET)
-    assert counts["messages"] == 1 and counts["facts"] == 0  # it was still pending
+    assert counts["messages"] == 1 and counts["facts"] == facts_deleted
 
     pause.go.set()
     report = await asyncio.wait_for(run, 120)
-    assert report.messages == 2, "the run started over with the remaining Messages"
+    assert report.messages == processed
     assert await statuses(memory.db) == {"a1": "processed", "a2": "processed"}
     contents = [f["content"] for f in await facts(memory.db)]
     assert any("vegetarian" in c for c in contents)
