@@ -1,14 +1,20 @@
 // Merge extracted Facts with their SOURCE edges and entities; newer facts on a slot
 // supersede older active ones (kept, marked superseded, linked by SUPERSEDES).
+// A row whose source Messages are not all there (deleted meanwhile) writes nothing.
+// `provenance`: one JSON record per contribution (its sources, anchors, time range),
+// so a deletion can re-derive what a kept Fact holds from its remaining sources.
 UNWIND $facts AS row
+WITH row WHERE all(uid IN row.source_uids WHERE EXISTS { MATCH (:Message {uid: uid}) })
 MERGE (f:Fact {fact_id: row.fact_id})
   ON CREATE SET f.tenant = $tenant, f.user_id = $user_id, f.key = row.key,
     f.content = row.content, f.kind = row.kind, f.slot = row.slot, f.value = row.value,
     f.polarity = row.polarity, f.explicit = row.explicit, f.lang = row.lang,
     f.validity = 'active', f.status = 'pending', f.created_at = $now, f.scope = $scope,
     f.embedding = row.embedding, f.source_message_ids = [], f.session_ids = [],
-    f.event_types = [], f.anchors = [], f.labels = [], f.entities = []
-SET f.confidence = row.confidence, f.labels = row.labels, f.entities = row.entity_names,
+    f.event_types = [], f.anchors = [], f.labels = [], f.entities = [], f.provenance = []
+SET f.provenance = coalesce(f.provenance, []) +
+      [p IN row.provenance WHERE NOT p IN coalesce(f.provenance, [])],
+    f.confidence = row.confidence, f.labels = row.labels, f.entities = row.entity_names,
     f.time_start = CASE WHEN f.time_start IS NULL OR row.time_start < f.time_start
                    THEN row.time_start ELSE f.time_start END,
     f.time_end = CASE WHEN f.time_end IS NULL OR row.time_end > f.time_end

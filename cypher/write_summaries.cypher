@@ -1,5 +1,7 @@
 // New Summary versions with SUPPORTS / IN_TOPIC / MENTIONS edges.
+// A Summary one of whose Facts is gone (deleted meanwhile) is not written.
 UNWIND $summaries AS row
+WITH row WHERE all(fid IN row.source_facts WHERE EXISTS { MATCH (:Fact {fact_id: fid}) })
 MATCH (t:Topic {topic_id: row.topic_id})
 MERGE (s:Summary {summary_id: row.summary_id})
   ON CREATE SET s.tenant = $tenant, s.user_id = $user_id, s.key = row.key,

@@ -14,6 +14,14 @@ from extract.types import EntityRef, FactDraft, FactRecord, MessageRecord, Summa
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid, scope_token, user_uid
 from graph.queries import query
+from gumem.errors import GumemError
+
+
+class Fenced(GumemError):
+    """A deletion touched the user since this run read its Messages: it wrote nothing
+    and starts over (its Messages are still pending)."""
+
+    code = "FENCED"
 
 
 def stable_id(prefix: str, *parts: str) -> str:
@@ -53,6 +61,20 @@ def _message(row: dict[str, Any]) -> MessageRecord:
     )
 
 
+async def user_token(db: Database, tenant: str, user_id: str) -> str | None:
+    """The user's fencing token: read before the pending Messages, checked by every write
+    of the run (`_fence`). None when the user is gone: every write is then fenced."""
+    rows = await db.rows(query("user_token"), user_uid=user_uid(tenant, user_id))
+    return str(rows[0]["token"]) if rows else None
+
+
+async def _fence(tx: AsyncManagedTransaction, tenant: str, user_id: str, token: str | None) -> None:
+    """Lock the User node and check its token: first statement of a run's write."""
+    rows = await tx_rows(tx, query("fence"), user_uid=user_uid(tenant, user_id))
+    if token is None or not rows or rows[0]["token"] != token:
+        raise Fenced("a deletion moved this user's memory; processing starts over")
+
+
 async def pending_messages(
     db: Database, tenant: str, user_id: str, limit: int = 5000
 ) -> list[MessageRecord]:
@@ -77,8 +99,25 @@ async def existing_fact_ids(db: Database, tenant: str, ids: list[str]) -> set[st
 @dataclass(frozen=True)
 class NewFact:
     fact_id: str
-    draft: FactDraft
+    draft: FactDraft  # the drafts of `parts` merged
     embedding: list[float] | None
+    parts: tuple[FactDraft, ...] = ()  # every draft of the batch with this id
+
+
+def provenance(tenant: str, user_id: str, d: FactDraft) -> str:
+    """One contribution to a Fact as stored (JSON): what a deletion must be able to undo."""
+    return json.dumps(
+        {
+            "sources": list(d.source_message_ids),
+            "anchors": list(d.anchors),
+            "entities": [entity_id(tenant, user_id, e) for e in d.entities],
+            "time_start": d.time_start.isoformat(),
+            "time_end": d.time_end.isoformat(),
+        },
+        ensure_ascii=False,
+        sort_keys=True,
+        separators=(",", ":"),
+    )
 
 
 def _fact_row(tenant: str, user_id: str, nf: NewFact) -> dict[str, Any]:
@@ -100,6 +139,7 @@ def _fact_row(tenant: str, user_id: str, nf: NewFact) -> dict[str, Any]:
         "embedding": nf.embedding,
         "anchors": list(d.anchors),
         "source_uids": [message_uid(tenant, i) for i in d.source_message_ids],
+        "provenance": list(dict.fromkeys(provenance(tenant, user_id, p) for p in nf.parts or (d,))),
         "entity_names": [e.name for e in d.entities],
         "entities": entity_rows(tenant, user_id, d.entities),
     }
@@ -111,13 +151,16 @@ async def write_facts(
     user_id: str,
     facts: list[NewFact],
     processed: dict[str, list[float] | None],
+    token: str | None,
 ) -> list[str]:
-    """Merge facts, supersede older ones on their slots, mark messages processed."""
+    """Merge facts, supersede older ones on their slots, mark messages processed;
+    nothing at all (Fenced) if a deletion moved the user since `token` was read."""
     rows = [_fact_row(tenant, user_id, f) for f in facts]
     rows.sort(key=lambda r: (r["time_end"], r["fact_id"]))
     now = datetime.now(UTC)
 
     async def work(tx: AsyncManagedTransaction) -> list[str]:
+        await _fence(tx, tenant, user_id, token)
         out = (
             await tx_rows(
                 tx,
@@ -252,9 +295,11 @@ async def write_consolidation(
     summaries: list[NewSummary],
     retire: list[dict[str, Any]],
     started: datetime,
+    token: str | None,
 ) -> None:
     """Topics, fact filing, new Summary versions and retired ones: one transaction, which
-    also clears the user's mark for the facts written before `started`."""
+    also clears the user's mark for the facts written before `started`. Nothing (Fenced)
+    if a deletion moved the user since `token` was read."""
     now = datetime.now(UTC)
     rows = [summary_row(tenant, user_id, s) for s in summaries]
     scope = {
@@ -265,6 +310,7 @@ async def write_consolidation(
     }
 
     async def work(tx: AsyncManagedTransaction) -> None:
+        await _fence(tx, tenant, user_id, token)
         await tx_rows(tx, query("write_topics"), topics=topics, assign=assign, **scope)
         if rows:
             await tx_rows(tx, query("write_summaries"), summaries=rows, **scope)
@@ -284,10 +330,13 @@ async def _clear_mark(
     )
 
 
-async def mark_consolidated(db: Database, tenant: str, user_id: str, started: datetime) -> None:
+async def mark_consolidated(
+    db: Database, tenant: str, user_id: str, started: datetime, token: str | None
+) -> None:
     """Clear the user's mark when a consolidation had nothing to write."""
 
     async def work(tx: AsyncManagedTransaction) -> None:
+        await _fence(tx, tenant, user_id, token)
         await _clear_mark(tx, tenant, user_id, started)
 
     await db.write(work)

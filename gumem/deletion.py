@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,6 +13,11 @@ from graph import deletion as gd
 from graph.memory import NewSummary
 from gumem.errors import InputError
 from gumem.service import Memory
+
+log = logging.getLogger(__name__)
+
+LOCK_WAIT_S = 10.0  # past it a deletion goes on; the fencing token stops the running run
+CONFLICT_RETRIES = 3  # a deletion re-planned because processing moved the graph meanwhile
 
 
 @dataclass
@@ -31,7 +40,13 @@ async def impact(memory: Memory, tenant: str, message_id: str) -> Impact:
     topics = sorted({s["topic"] for s in active})
     purged = [s["summary_id"] for s in plan.summaries]
     rebuilt = await memory.pipeline.rebuild(
-        tenant, plan.user_id, topics, plan.removed_facts, plan.restored_facts, purged
+        tenant,
+        plan.user_id,
+        topics,
+        plan.removed_facts,
+        plan.restored_facts,
+        purged,
+        revise=plan.revise,
     )
     usage = await gd.topic_usage(
         memory.db,
@@ -56,18 +71,49 @@ async def impact(memory: Memory, tenant: str, message_id: str) -> Impact:
     )
 
 
+@asynccontextmanager
+async def _quiet(memory: Memory, tenant: str, user_id: str) -> AsyncIterator[None]:
+    """Hold this process's lock on the user's processing, waiting at most LOCK_WAIT_S.
+    Correctness across processes comes from the fencing token the deletion changes."""
+    lock: asyncio.Lock | None = (
+        memory.pipeline.user_lock(tenant, user_id) if memory.pipeline is not None else None
+    )
+    held = False
+    if lock is not None:
+        try:
+            await asyncio.wait_for(lock.acquire(), LOCK_WAIT_S)
+            held = True
+        except TimeoutError:
+            log.info("deletion goes on while processing runs; the run will be fenced")
+    try:
+        yield
+    finally:
+        if held and lock is not None:
+            lock.release()
+
+
 async def delete_message(
     memory: Memory, tenant: str, message_id: str
 ) -> tuple[Impact, dict[str, int]]:
-    found = await impact(memory, tenant, message_id)
-    counts = await gd.delete_message(
-        memory.db, tenant, found.plan, found.rebuilt, found.orphan_topic_ids
-    )
-    return found, counts
+    user_id = (await gd.plan_deletion(memory.db, tenant, message_id)).user_id
+    async with _quiet(memory, tenant, user_id):
+        for attempt in range(CONFLICT_RETRIES):
+            found = await impact(memory, tenant, message_id)
+            try:
+                counts = await gd.delete_message(
+                    memory.db, tenant, found.plan, found.rebuilt, found.orphan_topic_ids
+                )
+            except gd.ConflictError:
+                if attempt + 1 == CONFLICT_RETRIES:
+                    raise
+                continue
+            return found, counts
+    raise AssertionError("unreachable")
 
 
 async def forget_user(memory: Memory, tenant: str, user_id: str) -> dict[str, int]:
-    return await gd.forget_user(memory.db, tenant, user_id)
+    async with _quiet(memory, tenant, user_id):
+        return await gd.forget_user(memory.db, tenant, user_id)
 
 
 async def audit_log(memory: Memory, tenant: str, limit: int, offset: int) -> list[dict[str, Any]]:

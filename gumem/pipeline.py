@@ -7,7 +7,8 @@ import contextlib
 import logging
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -37,6 +38,37 @@ class Report:
 
 def fact_id(tenant: str, user_id: str, d: FactDraft) -> str:
     return gm.stable_id("f", tenant, user_id, d.key, d.content)
+
+
+FENCE_RETRIES = 3  # runs a deletion fenced in a row before the worker is left to it
+
+
+def group_drafts(
+    tenant: str, user_id: str, drafts: Iterable[FactDraft]
+) -> dict[str, tuple[FactDraft, ...]]:
+    """The batch's drafts by fact id: identical facts from several messages are one Fact."""
+    out: dict[str, tuple[FactDraft, ...]] = {}
+    for d in drafts:
+        fid = fact_id(tenant, user_id, d)
+        out[fid] = (*out.get(fid, ()), d)
+    return out
+
+
+def merge_drafts(parts: tuple[FactDraft, ...]) -> FactDraft:
+    """Drafts of one Fact as one: the last one's wording, every source and anchor (in
+    order of appearance) and the whole time range."""
+    last = parts[-1]
+    if len(parts) == 1:
+        return last
+    return replace(
+        last,
+        source_message_ids=tuple(dict.fromkeys(i for d in parts for i in d.source_message_ids)),
+        anchors=tuple(dict.fromkeys(a for d in parts for a in d.anchors)),
+        entities=tuple(dict.fromkeys(e for d in parts for e in d.entities)),
+        labels=tuple(dict.fromkeys(x for d in parts for x in d.labels)),
+        time_start=min(d.time_start for d in parts),
+        time_end=max(d.time_end for d in parts),
+    )
 
 
 class Pipeline:
@@ -74,21 +106,33 @@ class Pipeline:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), interval_s)
 
+    def user_lock(self, tenant: str, user_id: str) -> asyncio.Lock:
+        """The in-process lock of one user's processing (deletion takes it too)."""
+        return self._locks[(tenant, user_id)]
+
     async def process_user(self, tenant: str, user_id: str) -> Report:
         async with self._locks[(tenant, user_id)]:
-            pending = await gm.pending_messages(self.db, tenant, user_id)
-            if not pending:
-                return await self._finish_consolidation(tenant, user_id)
-            try:
-                return await self._process(tenant, user_id, pending)
-            except StorageUnavailable:
-                raise  # pending Messages or the user's consolidation mark bring it back
-            except Exception as exc:
-                log.exception("processing failed: %s", type(exc).__name__)
-                await gm.mark_failed(
-                    self.db, tenant, [m.message_id for m in pending], type(exc).__name__
-                )
-                return Report()
+            for _ in range(FENCE_RETRIES):
+                with contextlib.suppress(gm.Fenced):
+                    return await self._process_user(tenant, user_id)
+                log.info("processing fenced by a deletion: starting over")
+            return Report()  # still pending: the worker takes it up
+
+    async def _process_user(self, tenant: str, user_id: str) -> Report:
+        token = await gm.user_token(self.db, tenant, user_id)  # before the Messages
+        pending = await gm.pending_messages(self.db, tenant, user_id)
+        if not pending:
+            return await self._finish_consolidation(tenant, user_id)
+        try:
+            return await self._process(tenant, user_id, pending, token)
+        except (StorageUnavailable, gm.Fenced):
+            raise  # pending Messages or the user's consolidation mark bring it back
+        except Exception as exc:
+            log.exception("processing failed: %s", type(exc).__name__)
+            await gm.mark_failed(
+                self.db, tenant, [m.message_id for m in pending], type(exc).__name__
+            )
+            return Report()
 
     async def _finish_consolidation(self, tenant: str, user_id: str) -> Report:
         """Consolidate Facts written by a run that stopped before consolidating them."""
@@ -97,37 +141,44 @@ class Pipeline:
         report = Report()
         try:
             report.summaries, report.retired = await self._consolidate(tenant, user_id, marked=True)
-        except StorageUnavailable:
+        except (StorageUnavailable, gm.Fenced):
             raise
         except Exception as exc:
             # the user's next Messages consolidate again; retrying here would loop
             log.exception("consolidation failed: %s", type(exc).__name__)
-            await gm.mark_consolidated(self.db, tenant, user_id, datetime.now(UTC))
+            token = await gm.user_token(self.db, tenant, user_id)
+            await gm.mark_consolidated(self.db, tenant, user_id, datetime.now(UTC), token)
         return report
 
-    async def _process(self, tenant: str, user_id: str, pending: list[MessageRecord]) -> Report:
+    async def _process(
+        self, tenant: str, user_id: str, pending: list[MessageRecord], token: str | None
+    ) -> Report:
         report = Report()
         t0 = time.perf_counter()
         extraction = await self._extract(tenant, user_id, pending)
         t1 = time.perf_counter()
         report.rejections = list(extraction.rejections)
-        drafts = {fact_id(tenant, user_id, d): d for d in extraction.facts}
+        groups = group_drafts(tenant, user_id, extraction.facts)
+        drafts = {fid: merge_drafts(parts) for fid, parts in groups.items()}
         known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
         chat = [m for m in pending if m.event_type == "message"]
         msg_vec, emb = await asyncio.to_thread(
             self._embed, chat, {f: d for f, d in drafts.items() if f not in known}
         )
-        new = [gm.NewFact(fid, d, emb.get(fid)) for fid, d in drafts.items()]
+        new = [gm.NewFact(fid, d, emb.get(fid), groups[fid]) for fid, d in drafts.items()]
         processed = {m.message_id: msg_vec.get(m.message_id) for m in pending}
         t2 = time.perf_counter()
-        superseded = await gm.write_facts(self.db, tenant, user_id, new, processed)
+        superseded = await gm.write_facts(self.db, tenant, user_id, new, processed, token)
         t3 = time.perf_counter()
         report.messages, report.facts, report.superseded = (
             len(pending),
             len(new),
             len(superseded),
         )
-        s, r = await self._consolidate(tenant, user_id, marked=bool(new))
+        try:
+            s, r = await self._consolidate(tenant, user_id, marked=bool(new))
+        except gm.Fenced:  # a deletion since the facts were written: consolidate what is left
+            s, r = await self._consolidate(tenant, user_id, marked=True)
         report.summaries, report.retired = s, r
         log.debug(
             "timings: extract %.2fs embed %.2fs write %.2fs consolidate %.2fs",
@@ -207,8 +258,10 @@ class Pipeline:
     ) -> tuple[int, int]:
         """File unfiled facts under Topics and rebuild the Summaries that changed.
         `marked`: the user may carry a consolidation mark, to clear even when nothing
-        changed (otherwise that costs no write; a stale mark goes to the worker)."""
+        changed (otherwise that costs no write; a stale mark goes to the worker).
+        Its writes are fenced by the token read here, before what it reads."""
         started = datetime.now(UTC)
+        token = await gm.user_token(self.db, tenant, user_id)
         facts = await gm.active_facts(self.db, tenant, user_id)
         topics = await gm.user_topics(self.db, tenant, user_id)
         unfiled = [x.fact for x in facts if x.topic is None]
@@ -265,9 +318,10 @@ class Pipeline:
                 summaries=summaries,
                 retire=retire,
                 started=started,
+                token=token,
             )
         elif marked:
-            await gm.mark_consolidated(self.db, tenant, user_id, started)
+            await gm.mark_consolidated(self.db, tenant, user_id, started, token)
         return len(summaries), len(retire)
 
     async def rebuild(
@@ -278,13 +332,15 @@ class Pipeline:
         removed: list[str],
         restored: list[str],
         purged: list[str],
+        revise: Callable[[FactRecord], FactRecord] | None = None,
     ) -> list[gm.NewSummary]:
-        """Summaries re-derived for `topics` as they will be once `removed` facts are gone."""
+        """Summaries re-derived for `topics` as they will be once `removed` facts are gone
+        (and kept ones are as `revise` makes them)."""
         facts = await gm.active_facts(self.db, tenant, user_id, also=restored)
         by_topic: dict[str, list[FactRecord]] = defaultdict(list)
         for x in facts:
             if x.topic in topics and x.fact.fact_id not in removed:
-                by_topic[x.topic].append(x.fact)
+                by_topic[x.topic].append(revise(x.fact) if revise else x.fact)
         current = [
             c
             for c in await gm.active_summaries(self.db, tenant, user_id, topics)
