@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Token
 
 from extract import rx
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
-from extract.nlp import doc_ents, doc_text, entity_refs, gazetteer_lookup
+from extract.nlp import doc_text, entity_refs, ents_in, gazetteer_lookup
 from extract.types import (
     EntityRef,
     Extraction,
@@ -434,6 +434,13 @@ TOPIC_LABELS: tuple[tuple[str, rx.Pattern], ...] = tuple(
 # --- segmentation ---------------------------------------------------------------------------
 
 
+# A clause never grows past this many characters (longer runs are cut, pieces are not glued
+# past it): every step on a clause then costs at most a bounded amount, so a message of any
+# shape is extracted in time linear in its length.
+MAX_CLAUSE_CHARS = 600
+_MAX_LEADS = 16  # leading fillers/markers stripped from one clause ("and and and ...")
+
+
 @dataclass
 class _Piece:
     start: int  # char offsets into doc_text(doc)
@@ -582,9 +589,24 @@ def _standalone_zh(doc: Doc, p: _Piece) -> bool:
     )
 
 
+def _capped(doc: Doc, pieces: list[_Piece]) -> list[_Piece]:
+    """Pieces longer than MAX_CLAUSE_CHARS cut at the last space within the limit (or at it)."""
+    text = doc_text(doc)
+    out: list[_Piece] = []
+    for p in pieces:
+        start, hard = p.start, p.hard
+        while p.end - start > MAX_CLAUSE_CHARS:
+            cut = text.rfind(" ", start + 1, start + MAX_CLAUSE_CHARS)
+            cut = cut if cut > start else start + MAX_CLAUSE_CHARS
+            out.append(_Piece(start, cut, p.sent, hard))
+            start, hard = cut, True
+        out.append(_Piece(start, p.end, p.sent, hard))
+    return out
+
+
 def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
     """Pieces glued back so every clause carries information of its own."""
-    pieces = _pieces_zh(doc) if lang == "zh" else _pieces_en(doc)
+    pieces = _capped(doc, _pieces_zh(doc) if lang == "zh" else _pieces_en(doc))
     standalone = _standalone_zh if lang == "zh" else _standalone_en
     out: list[_Piece] = []
     for p in pieces:
@@ -595,6 +617,8 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
             else bool(_SUBORD_ZH.match(text))
         )
         prev = out[-1] if out and out[-1].sent == p.sent and not p.hard else None
+        if prev is not None and p.end - prev.start > MAX_CLAUSE_CHARS:
+            prev = None
         filler = prev is not None and not _strip(doc, prev.start, prev.end, lang)[2]
         if prev is not None and _greeting(doc_text(doc)[prev.start : prev.end], lang):
             prev = None  # keep "好的" / "Thanks" apart from what follows
@@ -618,7 +642,7 @@ def _strip(doc: Doc, start: int, end: int, lang: Lang) -> tuple[int, int, str, b
     )
     text = doc_text(doc)[start:end]
     correction, soft = False, False
-    while True:
+    for _ in range(_MAX_LEADS):
         stripped = text.lstrip()
         m = corr.match(stripped)
         if m:
@@ -658,15 +682,15 @@ def _greeting(text: str, lang: Lang) -> str | None:
 
 
 def _money(doc: Doc, start: int, end: int) -> tuple[str, str] | None:
-    for ent in doc_ents(doc):
-        if ent.label_ == "MONEY" and ent.start_char >= start and ent.end_char <= end:
+    for ent in ents_in(doc, start, end):
+        if ent.label_ == "MONEY":
             return ent.id_ or ent.text, ent.text
     return None
 
 
 def _city(doc: Doc, start: int, end: int, raw: str) -> str:
-    for ent in doc_ents(doc):
-        if ent.label_ == "GPE" and ent.start_char >= start and ent.end_char <= end:
+    for ent in ents_in(doc, start, end):
+        if ent.label_ == "GPE":
             return ent.id_ or ent.text
     hit = gazetteer_lookup(raw)
     return hit[1] if hit else _PARTICLES.sub("", raw.strip())
@@ -693,8 +717,8 @@ def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str |
         or "-" in money[0]
     ):
         return "budget", money[0]
-    for ent in doc_ents(doc):
-        if ent.label_ == "SIZE" and ent.start_char >= start and ent.end_char <= end:
+    for ent in ents_in(doc, start, end):
+        if ent.label_ == "SIZE":
             return "size", ent.id_ or ent.text
     m = (_WEAR_ZH if zh else _WEAR_EN).search(text)
     if m:

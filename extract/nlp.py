@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
@@ -300,6 +301,17 @@ def doc_ents(doc: Doc | Span) -> tuple[Span, ...]:
     return tuple(cached)
 
 
+def ents_in(doc: Doc, start: int, end: int) -> tuple[Span, ...]:
+    """The entities inside [start, end), in order, found by bisection: a clause of a long
+    message must not scan every entity of the message."""
+    ents = doc_ents(doc)
+    starts = doc.user_data.get("gumem_ent_starts")
+    if not isinstance(starts, list):
+        starts = doc.user_data["gumem_ent_starts"] = [e.start_char for e in ents]
+    lo, hi = bisect_left(starts, start), bisect_left(starts, end)
+    return tuple(e for e in ents[lo:hi] if e.end_char <= end)
+
+
 SKIP_LABELS = frozenset({"CARDINAL", "ORDINAL"})  # bare numbers make noisy Entity nodes
 
 
@@ -309,7 +321,12 @@ def entity_refs(
     """Entities inside [start_char, end_char) of the doc, deduplicated, in text order."""
     out: list[EntityRef] = []
     seen: set[tuple[str, str]] = set()
-    for ent in doc_ents(doc):
+    ents = (
+        ents_in(doc, start_char, end_char)
+        if isinstance(doc, Doc) and start_char is not None and end_char is not None
+        else doc_ents(doc)
+    )
+    for ent in ents:
         if ent.label_ in SKIP_LABELS:
             continue
         if start_char is not None and ent.start_char < start_char:
