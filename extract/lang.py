@@ -9,8 +9,12 @@ from datetime import datetime, timedelta
 from extract import rx
 from extract.types import Lang
 
-CJK_RE = rx.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-LATIN_RE = rx.compile(r"[A-Za-z]")
+_CJK_RUN = rx.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_LATIN_RUN = rx.compile(r"[A-Za-z]+")
+
+
+def _chars(run: rx.Pattern, text: str) -> int:
+    return sum(m.end() - m.start() for m in run.finditer(text))
 
 
 def fold(text: str) -> str:
@@ -23,8 +27,8 @@ def fold(text: str) -> str:
 
 def detect_lang(text: str, default: Lang = "en") -> Lang:
     """ "zh" when CJK characters dominate (two Latin letters weigh as much as one CJK char)."""
-    cjk = len(CJK_RE.findall(text))
-    latin = len(LATIN_RE.findall(text))
+    cjk = _chars(_CJK_RUN, text)
+    latin = _chars(_LATIN_RUN, text)
     if cjk == 0 and latin == 0:
         return default
     return "zh" if cjk >= latin / 2 else "en"
@@ -50,10 +54,11 @@ CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 CN_BIG = {"万": 10_000, "亿": 100_000_000}
 CN_NUM_CHARS = "零〇一二两三四五六七八九十百千万亿"
 # a number as written in chat: 1200, 1,200, 1.5k, 3千, 1.5万, 八百, 三千五 ("5 kg" is no 5k:
-# RE2's ASCII \b after the k)
+# RE2's ASCII \b after the k). Chinese numerals are bounded: with "[...]*" each match in a
+# long run of numeral characters would look to the end of the run for a unit (quadratic).
 NUM_PATTERN = (
     r"(?:\d+(?:,\d{3})*(?:\.\d+)?(?:\s?(?:[kK]\b|千|万))?"
-    rf"|[{CN_NUM_CHARS}]*[十百千万亿][{CN_NUM_CHARS}]*|[一二两三四五六七八九])"
+    rf"|[{CN_NUM_CHARS}]{{0,12}}[十百千万亿][{CN_NUM_CHARS}]{{0,12}}|[一二两三四五六七八九])"
 )
 NUM_RE = rx.compile(NUM_PATTERN)
 # Larger numbers mean nothing as a price, size or count: they stay text (never inf).
