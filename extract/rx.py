@@ -11,6 +11,10 @@ differently: ``\\d \\w \\s`` and their negations become the Unicode classes Pyth
 matches at the very end only, and lookaround or backreferences are rejected at import:
 consume the context instead, and use a named group for the part that counts.
 
+One search is linear; ``finditer`` is a search per match, so a pattern whose earlier
+alternative may need to read to the end of a long run before a later one wins (``[...]*X``
+before ``[...]``) is quadratic over many matches: bound such runs (``{0,12}``).
+
 The API is the subset of ``re`` that extract/ uses; a ``str`` replacement in ``sub`` is
 literal text (no group references), so a replacement taken from user data is safe.
 """
