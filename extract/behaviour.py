@@ -10,15 +10,15 @@ attribute, item), not on wording or counts, so re-aggregating a window keeps the
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from spacy.language import Language
 
+from extract import rx
 from extract.facts import TOPIC_LABELS
-from extract.lang import detect_lang, money_value, parse_number, size_value
+from extract.lang import detect_lang, fold, money_value, parse_number, size_value
 from extract.nlp import entity_refs, gazetteer_lookup
 from extract.types import (
     EVENT_TYPES,
@@ -74,22 +74,20 @@ ATTRIBUTES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("trail", "越野", "trail", ("越野", "trail")),
     ("low_key", "低调", "low-key", ("低调", "简约", "low-key", "understated", "minimalist")),
 )
-_ATTR_BY_ALIAS = {alias.lower(): row for row in ATTRIBUTES for alias in row[3]}
-_ATTR_RE = re.compile(
+_ATTR_BY_ALIAS = {fold(alias): row for row in ATTRIBUTES for alias in row[3]}
+_HAN = rx.compile(r"[\u4e00-\u9fff]")
+_ATTR_RE = rx.compile(
     "|".join(
-        re.escape(a)
-        if re.search(r"[\u4e00-\u9fff]", a)
-        else rf"(?<![a-z]){re.escape(a)}"
-        rf"(?![a-z])"
-        for a in sorted(_ATTR_BY_ALIAS, key=len, reverse=True)
+        rx.escape(a) if _HAN.search(a) else rx.word(a)
+        for a in sorted(_ATTR_BY_ALIAS, key=lambda a: (-len(a), a))
     ),
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
-_PREFIX = re.compile(
+_PREFIX = rx.compile(
     r"^\s*(?P<p>筛选|浏览|查看|点击|收藏|停留|跳过|搜索|购买|filter(?:ed)?|view(?:ed)?|"
     r"click(?:ed)?|favou?rited?|dwell(?:ed)?|skip(?:ped)?|search(?:ed)?(?: for)?|purchased?|"
     r"bought)\s*[:：]?\s*",
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
 _PREFIX_TYPE = {
     "筛选": "filter",
@@ -118,14 +116,21 @@ _FILTER_SLOT = {
     "color": "color",
     "brand": "brand",
 }
-_COUNT = re.compile(
+_COUNT = rx.compile(
     r"^(?P<n>\d+|[一二两三四五六七八九十]+)\s*(?:双|个|件|款|条|次|张|篇|pairs? of|"
     r"items?|x)?\s*",
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
-_QUOTED = re.compile(r"[“\"「『‘]([^”\"」』’]+)[”\"」』’]")
-_CODE = re.compile(r"\s*(?:[A-Z]|\d{1,3}|#\d+)$")
-_REVIEW = re.compile(r"评价|评论|点评|review", re.IGNORECASE)
+_QUOTED = rx.compile(r"[“\"「『‘]([^”\"」』’]+)[”\"」』’]")
+_CODE = rx.compile(r"\s*(?:[A-Z]|\d{1,3}|#\d+)$")
+_REVIEW = rx.compile(r"评价|评论|点评|review", rx.IGNORECASE)
+_SPACES = rx.compile(r"\s+")
+_NON_WORD = rx.compile(r"[^\p{L}\p{N}]+")  # Python's [\s\W_]+
+_EDGE_FILLER = rx.compile(r"^[\s的、,，]+|[\s的、,，]+$")
+_ARTICLE = rx.compile(r"^(?:of|the)\s+", rx.IGNORECASE)
+_FIELD_VALUE = rx.compile(r"^(?P<f>[^=：:]+?)\s*(?:=|：|:|为|\bis\b)\s*(?P<v>.+)$")
+_ENDS_LATIN = rx.compile(r"[a-z]$")
+_Y_ENDING = rx.compile(r"[^aeiou]y$")
 EVENT_KINDS = tuple(t for t in EVENT_TYPES if t != "message")
 
 
@@ -156,11 +161,12 @@ class _Evidence:
 
 
 def _attr_row(text: str) -> tuple[str, str, str, tuple[str, ...]] | None:
-    return _ATTR_BY_ALIAS.get(text.strip().lower())
+    return _ATTR_BY_ALIAS.get(fold(text.strip()))
 
 
 def _attrs_in(text: str) -> list[str]:
-    return [_ATTR_BY_ALIAS[m.group(0).lower()][0] for m in _ATTR_RE.finditer(text)]
+    rows = (_ATTR_BY_ALIAS.get(fold(m.group(0))) for m in _ATTR_RE.finditer(text))
+    return [row[0] for row in rows if row is not None]
 
 
 def _attr_id(raw: str) -> str:
@@ -168,7 +174,7 @@ def _attr_id(raw: str) -> str:
     if row:
         return row[0]
     found = _attrs_in(raw)
-    return found[0] if len(found) == 1 else re.sub(r"\s+", "_", raw.strip().lower())
+    return found[0] if len(found) == 1 else _SPACES.sub("_", raw.strip().lower())
 
 
 def _attr_display(attr: str, lang: Lang, raw: dict[str, str]) -> str:
@@ -179,14 +185,14 @@ def _attr_display(attr: str, lang: Lang, raw: dict[str, str]) -> str:
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"[\s\W_]+", "", text.lower())
+    return _NON_WORD.sub("", text.lower())
 
 
 def _category(rest: str, lang: Lang) -> str | None:
     out = _ATTR_RE.sub("", rest)
-    out = re.sub(r"^[\s的、,，]+|[\s的、,，]+$", "", out)
+    out = _EDGE_FILLER.sub("", out)
     out = _CODE.sub("", out).strip(" 的")
-    out = re.sub(r"^(?:of|the)\s+", "", out, flags=re.I)
+    out = _ARTICLE.sub("", out)
     return out or None
 
 
@@ -249,10 +255,10 @@ def _parse_filter(msg: MessageRecord, text: str, lang: Lang) -> _Signal:
     meta = msg.metadata
     raw_field, raw_value = _meta_str(meta, "field"), _meta_str(meta, "value")
     if raw_field is None or raw_value is None:
-        mf = re.match(r"^(?P<f>[^=：:]+?)\s*(?:=|：|:|为|\bis\b)\s*(?P<v>.+)$", text)
+        mf = _FIELD_VALUE.match(text)
         if mf:
             raw_field, raw_value = raw_field or mf.group("f"), raw_value or mf.group("v")
-    fld = _FIELD_BY_ALIAS.get((raw_field or "").strip().lower(), (raw_field or "").strip().lower())
+    fld = _FIELD_BY_ALIAS.get(fold((raw_field or "").strip()), (raw_field or "").strip().lower())
     value = (raw_value or "").strip()
     norm = value
     if fld == "price":
@@ -277,9 +283,9 @@ def _parse_filter(msg: MessageRecord, text: str, lang: Lang) -> _Signal:
 
 
 def _plural(word: str) -> str:
-    if not word or word.endswith("s") or not re.search(r"[a-z]$", word):
+    if not word or word.endswith("s") or not _ENDS_LATIN.search(word):
         return word
-    return word[:-1] + "ies" if re.search(r"[^aeiou]y$", word) else word + "s"
+    return word[:-1] + "ies" if _Y_ENDING.search(word) else word + "s"
 
 
 def _filter_text(fld: str, value: str, raw: str, lang: Lang) -> str:

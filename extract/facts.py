@@ -10,15 +10,15 @@ assistant turns are skipped (a fact the user confirmed comes from the user's own
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
+from extract import rx
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
-from extract.nlp import doc_ents, doc_text, entity_refs, gazetteer_lookup
+from extract.nlp import doc_text, entity_refs, ents_in, gazetteer_lookup
 from extract.types import (
     EntityRef,
     Extraction,
@@ -35,8 +35,34 @@ log = logging.getLogger(__name__)
 USER_EN, USER_ZH = "the user", "用户"
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+def _rx(pattern: str) -> rx.Pattern:
+    return rx.compile(pattern, rx.IGNORECASE)
+
+
+# small patterns used inline below
+_FIRST_PERSON_ZH = rx.compile(r"我|咱|本人")
+_SECOND_PERSON_ZH = rx.compile(r"^[你您]")
+_GREET_TAIL = rx.compile(r"[\s,，。.!！~～…]+$")
+_GREET_HEAD = rx.compile(r"^[\s,，]+")
+_GREET_REST_ZH = rx.compile(r"我|想|要|预算")
+_GREET_REST_EN = _rx(r"\b(?:i|my|me)\b")
+_PARTICLES = rx.compile(r"[吧啊呀哦啦]+$")
+_NEG_WORDS_EN = _rx(
+    r"\b(?:never|don'?t|do not|doesn'?t|can'?t|cannot|mustn'?t|shouldn'?t|won'?t|not)\b|n't\b"
+)
+_ES_ENDING = rx.compile(r"(?:s|sh|ch|x|z|o)$")
+_Y_ENDING = rx.compile(r"[^aeiou]y$")
+_SPACES = rx.compile(r"\s+")
+_PLEASE = _rx(r"^(?:please|just)\s+")
+_DONT = rx.compile(r"(?:do not|don'?t|never)\s+(.*)", rx.IGNORECASE | rx.DOTALL)
+_ALWAYS = rx.compile(r"always\s+(.*)", rx.IGNORECASE | rx.DOTALL)
+_PREFERABLY = _rx(r"^(?:preferably|ideally)\b")
+_PREFERABLY_LEAD = _rx(r"^(?:preferably|ideally)[,\s]+")
+_NEG_LEAD = _rx(r"^(?:nothing|no|not)\b")
+_WE_ZH = rx.compile(r"我们|咱们")
+_I_ZH = rx.compile(r"我|本人")
+_BUDGET_LEAD_ZH = rx.compile(r"^预算\s*([\d一二两三四五六七八九十百千万¥￥$])")
+_NON_WORD = rx.compile(r"[^\w]+")
 
 
 # --- lexicons: discourse markers, chit-chat, questions ------------------------------------
@@ -53,17 +79,20 @@ _CORR_EN = _rx(
     r"i was wrong)\b[\s,:]*|no[,!]\s+)"
 )
 _ACTUALLY_EN = _rx(r"^actually\b[\s,:]*")
-_LEAD_ZH = re.compile(
+_LEAD_ZH = rx.compile(
     r"^(?:但是|但|不过|而且|可是|然而|只是|另外|还有|并且|然后|所以|那么|那|嗯+|哦+|啊|呃|对了|"
     r"话说|就是|那个|总之|顺便说一下|顺便|补充一下|补充|(?:请)?(?:记住|记一下|注意)|"
     r"你好|您好|嗨)[，,：:\s!！]*"
 )
-_CORR_ZH = re.compile(
+_CORR_ZH = rx.compile(
     r"^(?:(?:更正|纠正|修正|订正|更新一下|改一下)[:：，,\s]*"
     r"|(?:不对|错了|说错了|我说错了|刚才说错了|抱歉|不好意思)(?:[，,：:!！\s]+|$)|(?:应该是|其实是)\s*)"
 )
-_ACTUALLY_ZH = re.compile(r"^其实[，,\s]*")
-_TRAIL = re.compile(r"[\s,，。.!！?？;；:：~～…、\"'”’)）]+$|(?<=[\u4e00-\u9fff])[吧啊呀哦啦哈]+$")
+_ACTUALLY_ZH = rx.compile(r"^其实[，,\s]*")
+# trailing punctuation, or sentence-final particles after a CJK char (group "p": the particles)
+_TRAIL = rx.compile(
+    r"[\s,，。.!！?？;；:：~～…、\"'”’)）]+$|[\u4e00-\u9fff](?P<p>[吧啊呀哦啦哈]+)$"
+)
 
 _GREET_EN = (
     (
@@ -109,15 +138,15 @@ _GREET_EN = (
 _GREET_ZH = (
     (
         "greeting",
-        re.compile(
+        rx.compile(
             r"^(?:你好|您好|嗨|哈喽|hello|hi|早上好|早安|上午好|下午好|晚上好|晚安|"
             r"在吗|在不在|再见|拜拜|回头见|好久不见)"
         ),
     ),
-    ("thanks", re.compile(r"^(?:谢谢|多谢|感谢|辛苦了|麻烦你了|谢了)")),
+    ("thanks", rx.compile(r"^(?:谢谢|多谢|感谢|辛苦了|麻烦你了|谢了)")),
     (
         "acknowledgement",
-        re.compile(
+        rx.compile(
             r"^(?:好的?|好吧|好嘞|嗯+|哦+|行|可以|没问题|收到|明白了?|知道了|了解|对|是的|对的|没错|ok|"
             r"OK|哈哈+|嘿嘿|不客气|不用谢|太好了|太棒了|棒|厉害|我也是|同意)$"
         ),
@@ -130,10 +159,10 @@ _REQUEST_EN = _rx(
     r"^(?:please\s+)?(?:recommend|suggest|find|show|tell|give|send|book|help|search|look up|check|"
     r"list|compare|remind|get me|i need you to|i'?d like you to|help me)\b"
 )
-_QUESTION_ZH = re.compile(
+_QUESTION_ZH = rx.compile(
     r"(?:吗|呢|么)$|^(?:请问|能不能|可不可以|有没有|是否|为什么|怎么|如何|哪)"
 )
-_REQUEST_ZH = re.compile(
+_REQUEST_ZH = rx.compile(
     r"^(?:请|麻烦)?(?:帮我|给我|帮忙|替我|推荐|介绍|查一下|查查|找一下|找找|看看|搜一下|列一下|比较一下)"
 )
 _SUBORD_EN = {
@@ -153,7 +182,7 @@ _SUBORD_EN = {
     "until",
     "whereas",
 }
-_SUBORD_ZH = re.compile(r"^(?:如果|要是|因为|虽然|只要|假如|除非|当|等到|一旦)")
+_SUBORD_ZH = rx.compile(r"^(?:如果|要是|因为|虽然|只要|假如|除非|当|等到|一旦)")
 _CONJ_EN = {"but", "however", "and", "though", "yet", "whereas"}
 _CONJ_ZH = {"但", "但是", "不过", "而且", "可是", "然而"}
 _SENT_END_ZH = set("。！？!?\n…")
@@ -183,15 +212,15 @@ _IDENTITY_EN = _rx(
     rf"\bi(?: am|'m) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS}|mom|mother|dad|father|parent|wife|"
     rf"husband|woman|man|person)\b"
 )
-_IDENTITY_ZH = re.compile(
-    rf"我是(?!说|不是|想|在|觉得|要)|我叫|我的名字|我住|我家在|我来自|我老家|我今年|"
+_IDENTITY_ZH = rx.compile(
+    rf"我是(?:$|[^说不想在觉要]|不(?:$|[^是])|觉(?:$|[^得]))|我叫|我的名字|我住|我家在|我来自|我老家|我今年|"
     rf"我在.{{1,8}}(?:工作|上班|读书|上学)|我的(?:工作|职业)|(?:我|^)是.{{0,6}}(?:{_JOBS_ZH})"
 )
 _AVOID_EN = _rx(
     r"\bcan'?t stand\b|\bnot (?:a )?(?:big |huge )?fan of\b|\bnot (?:really )?into\b|"
     r"\bnot keen on\b|\bsick of\b|\btired of\b"
 )
-_AVOID_ZH = re.compile(
+_AVOID_ZH = rx.compile(
     r"讨厌|不喜欢|不太喜欢|不爱|受不了|反感|不想要|避开|避免|不倾向|不感兴趣|嫌弃"
 )
 _STRONG_CON_EN = _rx(
@@ -199,20 +228,20 @@ _STRONG_CON_EN = _rx(
     r"allergic|shouldn'?t|should not|don'?t|do not|doesn'?t|does not|won'?t|make sure|"
     r"no later than|no earlier than)\b"
 )
-_STRONG_CON_ZH = re.compile(
-    r"不要|(?<![特区分类性级告识辨个派])别(?!人|的|处|墅|致)|不能|不可以|不行|必须|一定要|务必|"
+_STRONG_CON_ZH = rx.compile(
+    r"不要|(?:^|[^特区分类性级告识辨个派])别(?:$|[^人的处墅致])|不能|不可以|不行|必须|一定要|务必|"
     r"只能|禁止|过敏|忌口|不吃|不喝|不得|尽量不|不方便|没法|不接受"
 )
 _WEAK_CON_EN = _rx(r"\b(?:not too|no more than|at most|at least|only|under|below|within)\b")
-_WEAK_CON_ZH = re.compile(r"不超过|以内|最多|至少|只要|不太")
+_WEAK_CON_ZH = rx.compile(r"不超过|以内|最多|至少|只要|不太")
 _PLAN_EN = _rx(
     r"\b(?:plan(?:ning|s|ned)? (?:to|on)|going to|gonna|intend(?:s|ing)? to|want(?:s|ed)? to|"
     r"would like to|'d like to|thinking (?:about|of)|looking (?:for|to|forward to)|"
     r"hop(?:e|ing) to|aim(?:ing)? to|about to|will|'ll|signed up|booked|scheduled)\b"
 )
-_PLAN_ZH = re.compile(
+_PLAN_ZH = rx.compile(
     r"想买|想要买|想入手|打算|准备|计划|想去|要去|将要|想学|考虑|正在找|在找|想换|想找|要买|会去|预计|"
-    r"(?<![理感思回我])想(?!说|法|起|到)|我想(?!说|法|起|到)"
+    r"(?:^|[^理感思回我])想(?:$|[^说法起到])|我想(?:$|[^说法起到])"
 )
 _FUTURE_CUE = _rx(
     r"\b(?:tomorrow|next (?:week|month|year|time|summer|weekend)|this weekend|soon)\b"
@@ -225,15 +254,15 @@ _LIKE_EN = _rx(
 )
 _LIKE_LEMMAS = {"like", "love", "enjoy", "prefer", "adore", "fancy", "favor", "favour"}
 _AVOID_LEMMAS = {"hate", "dislike", "detest", "loathe", "avoid"}
-_LIKE_ZH = re.compile(
-    r"喜欢|偏好|偏爱|爱(?!人|情)|倾向|最爱|钟意|热爱|着迷|迷上|习惯用|首选|想要|默认|最好"
+_LIKE_ZH = rx.compile(
+    r"喜欢|偏好|偏爱|爱(?:$|[^人情])|倾向|最爱|钟意|热爱|着迷|迷上|习惯用|首选|想要|默认|最好"
 )
 _BEHAV_EN = _rx(
     r"\b(?:usually|often|always|every ?(?:day|morning|night|evening|week|weekend|month|year|time)|"
     r"each (?:day|week|time|morning)|normally|typically|regularly|tend to|mostly|mainly|"
     r"sometimes|rarely|seldom|daily|weekly|on weekends|most days|frequently|routinely)\b"
 )
-_BEHAV_ZH = re.compile(
+_BEHAV_ZH = rx.compile(
     r"每天|每周|每月|每年|每次|每个(?:周末|月|星期)|经常|常常|通常|一般|平时|平常|"
     r"总是|一直|主要|习惯|很少|偶尔|有时|定期|每晚|每早"
 )
@@ -241,13 +270,13 @@ _PAST_EN = _rx(
     r"\b(?:ago|last|yesterday|earlier|recently|once|back in|in (?:19|20)\d\d|"
     r"when i was)\b"
 )
-_PAST_ZH = re.compile(
+_PAST_ZH = rx.compile(
     r"昨天|前天|上周|上个月|去年|之前|刚才|刚刚|以前|那天|曾经|\d+月\d+[日号]|天前"
 )
 _NEG_EN = _rx(r"\b(?:nothing|no|not|never|none)\b")
 
 # zh clauses starting like this have an implied "我" subject
-_PRED_START_ZH = re.compile(
+_PRED_START_ZH = rx.compile(
     r"^(?:想|要|打算|准备|计划|喜欢|偏好|讨厌|不|别|没|最好|希望|主要|经常|通常|一般|每|常|预算|尺码|"
     r"鞋码|住|在|是|叫|做|会|能|可以|需要|只|还|也|都|刚|已经|正在|一直|从来|很|比较|更|大概|平时|"
     r"去|来|买|用|穿|跑|吃|喝|看|玩|学|工作|爱|怕|觉得|认为|感觉|今天|昨天|前天|明天|后天|上周|下周|"
@@ -271,54 +300,54 @@ SLOT_KIND: dict[str, Kind] = {
 _CITY_EN = r"(?P<city>[A-Z][\w'.-]*(?:\s+(?:de\s+)?[A-Z][\w'.-]*)*)"
 _CITY_ZH = r"(?P<city>[A-Za-z][A-Za-z .'-]*[A-Za-z]|[\u4e00-\u9fff]{2,8})"
 _TEAM_CITY_EN = (
-    re.compile(
+    rx.compile(
         r"(?P<team>(?i:the\s+|our\s+|my\s+)?[A-Za-z][\w&-]*(?:\s+[A-Za-z][\w&-]*)?)\s+"
         r"(?i:team)(?:'s)?\s+(?i:(?:should|will|now|from now on|always)\s+)*"
         r"(?i:defaults?|default city is|default location is|default is|should default)"
         r"\s+(?i:to\s+|is\s+|as\s+|now\s+)*" + _CITY_EN
     ),
-    re.compile(
+    rx.compile(
         r"(?i:default(?: city| location)?\s+for\s+)(?P<team>(?i:the\s+|our\s+)?[A-Za-z][\w&-]*"
         r"(?:\s+[A-Za-z][\w&-]*)?)\s+(?i:team)\s+(?i:is|to|should be|will be)\s+(?i:now\s+)?"
         + _CITY_EN
     ),
 )
-_CITY_ONLY_EN = re.compile(
+_CITY_ONLY_EN = rx.compile(
     r"(?i:\bdefault (?:city|location) (?:is|to|should be))\s+(?i:now\s+)?" + _CITY_EN
 )
-_TEAM_CITY_ZH = re.compile(
+_TEAM_CITY_ZH = rx.compile(
     r"(?P<team>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:团队|组|部门)(?:的)?(?:以后|今后|之后|现在|目前|"
     r"从现在起)?(?:的)?(?:会议)?(?:城市|地点)?(?:都)?(?:默认|改为默认|默认改为|默认改成)"
     r"(?:为|是|用|设为|改为|改成)?\s*" + _CITY_ZH
 )
-_CITY_ONLY_ZH = re.compile(r"默认(?:城市|地点)(?:是|为|改为|改成|设为)?\s*" + _CITY_ZH)
-_HOME_EN = re.compile(
+_CITY_ONLY_ZH = rx.compile(r"默认(?:城市|地点)(?:是|为|改为|改成|设为)?\s*" + _CITY_ZH)
+_HOME_EN = rx.compile(
     r"(?i:\bi\s*(?:live|am living|'m living|reside|am based|'m based|moved|have moved|'ve moved|"
     r"relocated|just moved)\s+(?:in|to|at|out to)\s+(?:the\s+)?)" + _CITY_EN
 )
-_FROM_EN = re.compile(r"(?i:\bi(?: am|'m) (?:originally )?from\s+(?:the\s+)?)" + _CITY_EN)
-_HOME_ZH = re.compile(
+_FROM_EN = rx.compile(r"(?i:\bi(?: am|'m) (?:originally )?from\s+(?:the\s+)?)" + _CITY_EN)
+_HOME_ZH = rx.compile(
     r"(?:我|^)(?:现在|目前)?(?:住在|定居在|定居于|生活在|家在|搬到了?|搬去了?)\s*" + _CITY_ZH
 )
-_LIVE_IN_ZH = re.compile(
+_LIVE_IN_ZH = rx.compile(
     r"(?:我|^)(?:现在|目前)?在(?P<city>[\u4e00-\u9fffA-Za-z]{2,8}?)(?P<verb>生活|住|定居|"
     r"工作|上班)"
 )
-_FROM_ZH = re.compile(
+_FROM_ZH = rx.compile(
     r"我(?:来自|老家是|老家在|是)(?P<city>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:人|$|[，,。])"
 )
-_NAME_EN = re.compile(
+_NAME_EN = rx.compile(
     r"(?i:\bmy name is|\bcall me|\bi'?m called)\s+(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)"
 )
-_NAME_ZH = re.compile(
+_NAME_ZH = rx.compile(
     r"(?:我叫|我的名字(?:是|叫)|叫我)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:$|[，,。！!就])"
 )
 _JOB_EN = _rx(
-    rf"\bi (?:work|am working|'m working) as (?:a |an )?(?P<v>[\w -]+?)(?=\s+(?:at|for|in)\b|$)|"
+    rf"\bi (?:work|am working|'m working) as (?:a |an )?(?P<v>[\w -]+?)(?:\s+(?:at|for|in)\b|$)|"
     rf"\bmy (?:job|occupation|profession) is (?:a |an )?(?P<v2>[\w -]+)|"
     rf"\bi(?: am|'m) (?:a|an) (?P<v3>(?:[\w-]+ )?(?:{_JOBS}))\b"
 )
-_JOB_ZH = re.compile(
+_JOB_ZH = rx.compile(
     rf"(?:我|^)(?:是一名|是一个|是一位|是个|是)(?P<v>[\u4e00-\u9fff]{{0,6}}?(?:{_JOBS_ZH}))|"
     rf"我的(?:工作|职业)是(?P<v2>[\u4e00-\u9fffA-Za-z]{{1,10}})"
 )
@@ -326,40 +355,40 @@ _DIET_EN = _rx(
     r"\bi(?: am|'m)\s+(?:a\s+)?(?P<v>vegetarian|vegan|pescatarian|halal|kosher)\b|"
     r"\bi (?:don'?t|do not|never) eat (?P<v2>meat|pork|beef|fish|seafood|dairy|gluten)\b"
 )
-_DIET_ZH = re.compile(
+_DIET_ZH = rx.compile(
     r"我(?:吃素|是素食者?|只吃素|是纯素)|我不吃(?P<v2>[\u4e00-\u9fff]{1,3}?)(?:$|[，,。的])"
 )
 _AGE_EN = _rx(r"\bi(?: am|'m) (?P<v>\d{1,3}) years? old\b|\bi(?: just)? turned (?P<v2>\d{1,3})\b")
-_AGE_ZH = re.compile(r"我(?:今年)?(?P<v>\d{1,3}|[一二三四五六七八九十]+)岁")
+_AGE_ZH = rx.compile(r"我(?:今年)?(?P<v>\d{1,3}|[一二三四五六七八九十]+)岁")
 _BUDGET_EN = _rx(r"\bbudget\b|\b(?:spend|afford|pay)\b|\bprice (?:range|limit)\b")
-_BUDGET_ZH = re.compile(r"预算|价位|价格|价钱|花费|最多花|不超过")
+_BUDGET_ZH = rx.compile(r"预算|价位|价格|价钱|花费|最多花|不超过")
 _WEAR_EN = _rx(r"\bi wear (?:a |an )?(?:size )?(?P<v>\d+(?:\.\d+)?|XS|S|M|L|XL|XXL)\b")
-_WEAR_ZH = re.compile(r"我穿\s*(?P<v>\d{2}(?:\.5)?)(?!\d)")
+_WEAR_ZH = rx.compile(r"我穿\s*(?P<v>\d{2}(?:\.5)?)(?:\D|$)")
 
 # --- anchors and labels -------------------------------------------------------------------
 
 _ANCHORS = (
     (
         "order",
-        re.compile(
+        rx.compile(
             r"(?:订单号?|单号)\s*(?:是|为|[:：#])?\s*(?P<v>[A-Za-z0-9][A-Za-z0-9-]{3,})"
             r"|\border\s*(?:#|no\.?|number|id)?\s*[:#]?\s*(?P<v2>[A-Za-z]*\d[A-Za-z0-9-]{2,})",
-            re.IGNORECASE,
+            rx.IGNORECASE,
         ),
     ),
     (
         "booking",
-        re.compile(
+        rx.compile(
             r"(?:预约号|预订号|预定号|预约编号)\s*(?:是|为|[:：#])?\s*"
             r"(?P<v>[A-Za-z0-9-]{4,})|\b(?:booking|reservation|confirmation)\s*"
             r"(?:#|no\.?|number|id|code)?\s*[:#]?\s*(?P<v2>[A-Za-z]*\d[A-Za-z0-9-]{2,})",
-            re.IGNORECASE,
+            rx.IGNORECASE,
         ),
     ),
 )
 _META_ANCHORS = {"order_id": "order", "booking_id": "booking", "reservation_id": "booking"}
-_EN_W = r"(?<![a-z])"
-TOPIC_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+_EN_W = r"(?:^|[^a-z])"  # not inside a Latin word (labels are yes/no: consuming is fine)
+TOPIC_LABELS: tuple[tuple[str, rx.Pattern], ...] = tuple(
     (name, _rx(p))
     for name, p in (
         ("shopping", rf"买|购|下单|加购|{_EN_W}(?:buy|purchas|shop|order|checkout|cart)"),
@@ -403,6 +432,13 @@ TOPIC_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 # --- segmentation ---------------------------------------------------------------------------
+
+
+# A clause never grows past this many characters (longer runs are cut, pieces are not glued
+# past it): every step on a clause then costs at most a bounded amount, so a message of any
+# shape is extracted in time linear in its length.
+MAX_CLAUSE_CHARS = 600
+_MAX_LEADS = 16  # leading fillers/markers stripped from one clause ("and and and ...")
 
 
 @dataclass
@@ -546,16 +582,31 @@ def _standalone_zh(doc: Doc, p: _Piece) -> bool:
     if _SUBORD_ZH.match(text):
         return False
     return bool(
-        re.search(r"我|咱|本人", text)
+        _FIRST_PERSON_ZH.search(text)
         or _PRED_START_ZH.match(text)
         or _kind_zh(text)[0] != "fact"
         or _slot(doc, p.start, p.end, "zh")[0]
     )
 
 
+def _capped(doc: Doc, pieces: list[_Piece]) -> list[_Piece]:
+    """Pieces longer than MAX_CLAUSE_CHARS cut at the last space within the limit (or at it)."""
+    text = doc_text(doc)
+    out: list[_Piece] = []
+    for p in pieces:
+        start, hard = p.start, p.hard
+        while p.end - start > MAX_CLAUSE_CHARS:
+            cut = text.rfind(" ", start + 1, start + MAX_CLAUSE_CHARS)
+            cut = cut if cut > start else start + MAX_CLAUSE_CHARS
+            out.append(_Piece(start, cut, p.sent, hard))
+            start, hard = cut, True
+        out.append(_Piece(start, p.end, p.sent, hard))
+    return out
+
+
 def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
     """Pieces glued back so every clause carries information of its own."""
-    pieces = _pieces_zh(doc) if lang == "zh" else _pieces_en(doc)
+    pieces = _capped(doc, _pieces_zh(doc) if lang == "zh" else _pieces_en(doc))
     standalone = _standalone_zh if lang == "zh" else _standalone_en
     out: list[_Piece] = []
     for p in pieces:
@@ -566,6 +617,8 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
             else bool(_SUBORD_ZH.match(text))
         )
         prev = out[-1] if out and out[-1].sent == p.sent and not p.hard else None
+        if prev is not None and p.end - prev.start > MAX_CLAUSE_CHARS:
+            prev = None
         filler = prev is not None and not _strip(doc, prev.start, prev.end, lang)[2]
         if prev is not None and _greeting(doc_text(doc)[prev.start : prev.end], lang):
             prev = None  # keep "好的" / "Thanks" apart from what follows
@@ -589,7 +642,7 @@ def _strip(doc: Doc, start: int, end: int, lang: Lang) -> tuple[int, int, str, b
     )
     text = doc_text(doc)[start:end]
     correction, soft = False, False
-    while True:
+    for _ in range(_MAX_LEADS):
         stripped = text.lstrip()
         m = corr.match(stripped)
         if m:
@@ -606,7 +659,7 @@ def _strip(doc: Doc, start: int, end: int, lang: Lang) -> tuple[int, int, str, b
     text = doc_text(doc)[start:end]
     m = _TRAIL.search(text)
     if m:
-        end -= len(text) - m.start()
+        end -= len(text) - (m.start("p") if m.has("p") else m.start())
     text = doc_text(doc)[start:end]
     if soft and not correction:
         correction = _slot(doc, start, end, lang)[0] is not None  # "actually" + a slot value
@@ -614,37 +667,33 @@ def _strip(doc: Doc, start: int, end: int, lang: Lang) -> tuple[int, int, str, b
 
 
 def _greeting(text: str, lang: Lang) -> str | None:
-    clean = re.sub(r"[\s,，。.!！~～…]+$", "", text.strip())
-    clean = re.sub(r"^[\s,，]+", "", clean)
+    clean = _GREET_TAIL.sub("", text.strip())
+    clean = _GREET_HEAD.sub("", clean)
     for reason, pattern in _GREET_ZH if lang == "zh" else _GREET_EN:
         m = pattern.match(clean)
         if not m:
             continue
         rest = clean[m.end() :].strip(" ,，!！.。")
-        if lang == "zh" and len(rest) <= 4 and not re.search(r"我|想|要|预算", rest):
+        if lang == "zh" and len(rest) <= 4 and not _GREET_REST_ZH.search(rest):
             return reason
-        if (
-            lang == "en"
-            and len(rest.split()) <= 3
-            and not re.search(r"\b(?:i|my|me)\b", rest, re.I)
-        ):
+        if lang == "en" and len(rest.split()) <= 3 and not _GREET_REST_EN.search(rest):
             return reason
     return None
 
 
 def _money(doc: Doc, start: int, end: int) -> tuple[str, str] | None:
-    for ent in doc_ents(doc):
-        if ent.label_ == "MONEY" and ent.start_char >= start and ent.end_char <= end:
+    for ent in ents_in(doc, start, end):
+        if ent.label_ == "MONEY":
             return ent.id_ or ent.text, ent.text
     return None
 
 
 def _city(doc: Doc, start: int, end: int, raw: str) -> str:
-    for ent in doc_ents(doc):
-        if ent.label_ == "GPE" and ent.start_char >= start and ent.end_char <= end:
+    for ent in ents_in(doc, start, end):
+        if ent.label_ == "GPE":
             return ent.id_ or ent.text
     hit = gazetteer_lookup(raw)
-    return hit[1] if hit else re.sub(r"[吧啊呀哦啦]+$", "", raw.strip())
+    return hit[1] if hit else _PARTICLES.sub("", raw.strip())
 
 
 def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str | None]:
@@ -668,8 +717,8 @@ def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str |
         or "-" in money[0]
     ):
         return "budget", money[0]
-    for ent in doc_ents(doc):
-        if ent.label_ == "SIZE" and ent.start_char >= start and ent.end_char <= end:
+    for ent in ents_in(doc, start, end):
+        if ent.label_ == "SIZE":
             return "size", ent.id_ or ent.text
     m = (_WEAR_ZH if zh else _WEAR_EN).search(text)
     if m:
@@ -679,7 +728,7 @@ def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str |
     return _slot_en(doc, start, text)
 
 
-def _group(m: re.Match[str]) -> str:
+def _group(m: rx.Match) -> str:
     return next((g for g in m.groups() if g), "").strip()
 
 
@@ -771,14 +820,7 @@ def _kind_en(text: str, toks: list[Token]) -> tuple[Kind, Polarity]:
     ):
         return "preference", "avoids"
     if _STRONG_CON_EN.search(text) or _is_imperative(toks):
-        neg = bool(
-            re.search(
-                r"\b(?:never|don'?t|do not|doesn'?t|can'?t|cannot|mustn'?t|"
-                r"shouldn'?t|won'?t|not)\b|n't\b",
-                text,
-                re.I,
-            )
-        )
+        neg = bool(_NEG_WORDS_EN.search(text))
         return "constraint", "avoids" if neg else "neutral"
     if _PLAN_EN.search(text):
         return "plan", "neutral"
@@ -862,9 +904,9 @@ def _third_person(verb: str) -> str:
     }
     if low in irregular:
         out = irregular[low]
-    elif re.search(r"(?:s|sh|ch|x|z|o)$", low):
+    elif _ES_ENDING.search(low):
         out = low + "es"
-    elif re.search(r"[^aeiou]y$", low):
+    elif _Y_ENDING.search(low):
         out = low[:-1] + "ies"
     else:
         out = low + "s"
@@ -933,18 +975,18 @@ def _rewrite_en(doc: Doc, start: int, end: int, subject: str) -> str:
         ):
             ws = ""
         out.append(word + ws)
-    text = re.sub(r"\s+", " ", "".join(out)).strip()
+    text = _SPACES.sub(" ", "".join(out)).strip()
     return text
 
 
 def _imperative_en(doc: Doc, start: int, end: int, subject: str) -> str:
     text = doc_text(doc)[start:end].strip()
-    text = re.sub(r"^(?:please|just)\s+", "", text, flags=re.I)
-    m = re.match(r"(?:do not|don'?t|never)\s+(.*)", text, flags=re.I | re.S)
+    text = _PLEASE.sub("", text)
+    m = _DONT.match(text)
     if m:
         how = "never to" if text.lower().startswith("never") else "not to"
         return f"{subject} asks {how} {m.group(1)}"
-    m = re.match(r"always\s+(.*)", text, flags=re.I | re.S)
+    m = _ALWAYS.match(text)
     if m:
         return f"{subject} asks to always {m.group(1)}"
     return f"{subject} asks to {text[:1].lower()}{text[1:]}"
@@ -990,10 +1032,10 @@ def _wording_en(
     elif slot and value:
         money = _money(doc, start, end)
         out = _template_en(slot, value, money[1] if money else None, subject)
-    elif re.match(r"(?:preferably|ideally)\b", text, re.I):
-        rest = re.sub(r"^(?:preferably|ideally)[,\s]+", "", text, flags=re.I)
+    elif _PREFERABLY.match(text):
+        rest = _PREFERABLY_LEAD.sub("", text)
         out = f"{subject} prefers {rest}"
-    elif re.match(r"(?:nothing|no|not)\b", text, re.I):
+    elif _NEG_LEAD.match(text):
         out = f"{subject} wants {text}"
     else:
         out = f"{subject}: {text}"
@@ -1001,14 +1043,16 @@ def _wording_en(
 
 
 def _wording_zh(text: str, subject: str, kind: Kind, slot: str | None) -> str:
-    out, n = re.subn(r"我们|咱们", f"{subject}等人", text)
-    out, k = re.subn(r"我|本人", subject, out)
+    out, n = _WE_ZH.subn(f"{subject}等人", text)  # a str replacement is literal (rx)
+    out, k = _I_ZH.subn(subject, out)
     if n + k:
         return out
     if kind == "constraint" and slot is None:
-        return f"{subject}希望{re.sub(r'^最好(?=别|不)', '', out)}"
+        if out.startswith(("最好别", "最好不")):
+            out = out[2:]
+        return f"{subject}希望{out}"
     if _PRED_START_ZH.match(out):
-        out = re.sub(r"^预算\s*(?=[\d一二两三四五六七八九十百千万¥￥$])", "预算在 ", out)
+        out = _BUDGET_LEAD_ZH.sub(lambda m: f"预算在 {m.group(1)}", out, count=1)
         return f"{subject}{out}"
     return out
 
@@ -1050,7 +1094,7 @@ def _anchors(text: str, metadata: dict[str, object]) -> tuple[str, ...]:
 def _key(kind: Kind, slot: str | None, content: str) -> str:
     if slot:
         return f"{kind}:{slot}"
-    norm = re.sub(r"[^\w]+", "", content.lower())
+    norm = _NON_WORD.sub("", content.lower())
     return f"{kind}:{norm}"
 
 
@@ -1135,8 +1179,8 @@ def _not_about_user(
     text: str, toks: list[Token], kind: Kind, lang: Lang, multi_party: bool
 ) -> str | None:
     if lang == "zh":
-        first = bool(re.search(r"我|咱|本人", text))
-        if re.match(r"[你您]", text) and kind in ("fact", "preference", "timeline"):
+        first = bool(_FIRST_PERSON_ZH.search(text))
+        if _SECOND_PERSON_ZH.match(text) and kind in ("fact", "preference", "timeline"):
             return "about the other party, not the user"
         if not first and not _PRED_START_ZH.match(text) and kind == "fact":
             return "no statement about the user"

@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
-import re
+import math
+import unicodedata
 from datetime import datetime, timedelta
 
+from extract import rx
 from extract.types import Lang
 
-CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-LATIN_RE = re.compile(r"[A-Za-z]")
+_CJK_RUN = rx.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_LATIN_RUN = rx.compile(r"[A-Za-z]+")
+
+
+def _chars(run: rx.Pattern, text: str) -> int:
+    return sum(m.end() - m.start() for m in run.finditer(text))
+
+
+def fold(text: str) -> str:
+    """The key a word is looked up by: NFKC, then case folding ("ſhanghai" -> "shanghai").
+
+    Tables keyed by words store folded keys, and every lookup folds what it looks up, so a
+    case-insensitive regex hit always finds its row (``str.lower`` misses "ſ", "K", "İ")."""
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def detect_lang(text: str, default: Lang = "en") -> Lang:
     """ "zh" when CJK characters dominate (two Latin letters weigh as much as one CJK char)."""
-    cjk = len(CJK_RE.findall(text))
-    latin = len(LATIN_RE.findall(text))
+    cjk = _chars(_CJK_RUN, text)
+    latin = _chars(_LATIN_RUN, text)
     if cjk == 0 and latin == 0:
         return default
     return "zh" if cjk >= latin / 2 else "en"
@@ -39,12 +53,19 @@ CN_DIGITS = {
 CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 CN_BIG = {"万": 10_000, "亿": 100_000_000}
 CN_NUM_CHARS = "零〇一二两三四五六七八九十百千万亿"
-# a number as written in chat: 1200, 1,200, 1.5k, 3千, 1.5万, 八百, 三千五
+# a number as written in chat: 1200, 1,200, 1.5k, 3千, 1.5万, 八百, 三千五 ("5 kg" is no 5k:
+# RE2's ASCII \b after the k). Chinese numerals are bounded: with "[...]*" each match in a
+# long run of numeral characters would look to the end of the run for a unit (quadratic).
 NUM_PATTERN = (
-    r"(?:\d+(?:,\d{3})*(?:\.\d+)?(?:\s?(?:[kK](?![a-zA-Z])|千|万))?"
-    rf"|[{CN_NUM_CHARS}]*[十百千万亿][{CN_NUM_CHARS}]*|[一二两三四五六七八九])"
+    r"(?:\d+(?:,\d{3})*(?:\.\d+)?(?:\s?(?:[kK]\b|千|万))?"
+    rf"|[{CN_NUM_CHARS}]{{0,12}}[十百千万亿][{CN_NUM_CHARS}]{{0,12}}|[一二两三四五六七八九])"
 )
-NUM_RE = re.compile(NUM_PATTERN)
+NUM_RE = rx.compile(NUM_PATTERN)
+# Larger numbers mean nothing as a price, size or count: they stay text (never inf).
+MAX_NUMBER = 1e15
+_MAX_DIGITS = 16
+_ARABIC = rx.compile(r"(\d+(?:\.\d+)?)([kK千万]?)")
+_MULTIPLIER = {"": 1, "k": 1000, "K": 1000, "千": 1000, "万": 10_000}
 
 
 def parse_cn_int(text: str) -> int | None:
@@ -71,17 +92,24 @@ def parse_cn_int(text: str) -> int | None:
 
 
 def parse_number(text: str) -> float | None:
-    """Arabic or Chinese number with optional k/千/万 multiplier."""
+    """Arabic or Chinese number with optional k/千/万 multiplier; None past ``MAX_NUMBER``."""
     raw = text.strip().replace(",", "").replace(" ", "")
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kK千万]?)", raw)
+    m = _ARABIC.fullmatch(raw)
     if m:
-        mult = {"": 1, "k": 1000, "K": 1000, "千": 1000, "万": 10_000}[m.group(2)]
-        return float(m.group(1)) * mult
-    cn = parse_cn_int(raw)
-    return float(cn) if cn is not None else None
+        if len(m.group(1).split(".")[0].lstrip("0")) > _MAX_DIGITS:
+            return None
+        value = float(m.group(1)) * _MULTIPLIER.get(m.group(2), 1)
+    else:
+        cn = parse_cn_int(raw) if len(raw) <= 4 * _MAX_DIGITS else None
+        if cn is None or cn > MAX_NUMBER:
+            return None
+        value = float(cn)
+    return value if math.isfinite(value) and value <= MAX_NUMBER else None
 
 
 def fmt_number(value: float) -> str:
+    if not math.isfinite(value):
+        return str(value)
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
@@ -97,6 +125,14 @@ LOWER_WORDS = r"以上|至少|不低于|高于|超过|起|over|above|more than|a
 APPROX_WORDS = r"左右|上下|大概|大约|约|around|about|approximately|roughly|~"
 
 
+_BETWEEN = rx.compile(r"[\s$€£¥￥元块]*" + RANGE_SEP + r"[\s$€£¥￥]*")
+_UPPER = rx.compile(UPPER_WORDS)
+_LOWER = rx.compile(LOWER_WORDS)
+_APPROX = rx.compile(APPROX_WORDS)
+_SIZE_NUM = rx.compile(r"\d+(?:\.\d+)?")
+_SIZE_LETTERS = rx.compile(r"\b(XXS|XS|S|M|L|XL|XXL|XXXL)\b", rx.IGNORECASE)
+
+
 def money_value(text: str) -> str | None:
     """Normalise a price: "800 以内" -> "<=800", "500-800 元" -> "500-800", "八百元" -> "800"."""
     nums = [(m, parse_number(m.group(0))) for m in NUM_RE.finditer(text)]
@@ -106,25 +142,25 @@ def money_value(text: str) -> str | None:
     low = text.lower()
     if len(vals) >= 2:
         between = low[vals[0][0].end() : vals[1][0].start()]
-        if re.fullmatch(r"[\s$€£¥￥元块]*" + RANGE_SEP + r"[\s$€£¥￥]*", between):
+        if _BETWEEN.fullmatch(between):
             return f"{fmt_number(vals[0][1])}-{fmt_number(vals[1][1])}"
     num = fmt_number(vals[0][1])
-    if re.search(UPPER_WORDS, low):
+    if _UPPER.search(low):
         return f"<={num}"
-    if re.search(LOWER_WORDS, low):
+    if _LOWER.search(low):
         return f">={num}"
-    if re.search(APPROX_WORDS, low):
+    if _APPROX.search(low):
         return f"~{num}"
     return num
 
 
 def size_value(text: str) -> str | None:
     """ "42 码" / "size 42" / "尺码 43" / "M 码" -> "42" / "43" / "M"."""
-    m = re.search(r"\d+(?:\.\d+)?", text)
+    m = _SIZE_NUM.search(text)
     if m:
-        return m.group(0)
-    m = re.search(r"\b(XXS|XS|S|M|L|XL|XXL|XXXL)\b", text, re.IGNORECASE)
-    return m.group(1).upper() if m else None
+        return str(m.group(0))
+    m = _SIZE_LETTERS.search(text)
+    return str(m.group(1)).upper() if m else None
 
 
 # --- time cues -----------------------------------------------------------------------------
@@ -169,18 +205,32 @@ def _year(ts: datetime, year: int) -> tuple[datetime, datetime]:
     return start, start.replace(year=year + 1) - timedelta(microseconds=1)
 
 
-def _weekday_index(word: str) -> int:
-    if word in WEEKDAYS_EN:
-        return WEEKDAYS_EN.index(word)
-    return 6 if word in "日天" else WEEKDAYS_ZH.index(word)
+_WEEKDAY_INDEX = {fold(w): i for i, w in enumerate(WEEKDAYS_EN)} | {
+    d: i for i, d in enumerate(WEEKDAYS_ZH)
+}
+_WEEKDAY_INDEX["天"] = 6
+_MONTH_INDEX = {fold(m): i for i, m in enumerate(MONTHS_EN, start=1)}
+
+
+def weekday_index(word: str) -> int | None:
+    """0 for Monday ... 6 for Sunday, from an English or Chinese weekday word."""
+    return _WEEKDAY_INDEX.get(fold(word))
+
+
+def month_index(word: str) -> int | None:
+    """1 to 12 from an English month name ("ſeptember" too) or a number; None otherwise."""
+    if word.isdigit() and len(word) <= 2:
+        month = int(word)
+        return month if 1 <= month <= 12 else None
+    return _MONTH_INDEX.get(fold(word))
 
 
 _WD_ZH = r"(?:周|星期|礼拜)([一二三四五六日天])"
 _WD_EN = r"(" + "|".join(WEEKDAYS_EN) + r")"
 _MON_EN = r"(" + "|".join(MONTHS_EN) + r")"
 # Relative cues, most specific first. Each maps (match, ts) to a (start, end) range.
-TIME_CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p, re.IGNORECASE), name)
+TIME_CUES: tuple[tuple[rx.Pattern, str], ...] = tuple(
+    (rx.compile(p, rx.IGNORECASE), name)
     for p, name in (
         (r"前天|the day before yesterday", "day:-2"),
         (r"后天|the day after tomorrow", "day:2"),
@@ -205,71 +255,86 @@ TIME_CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             + _MON_EN,
             "md_en",
         ),
-        (r"(\d{1,2})\s*月份?(?!\d)|\bin\s+" + _MON_EN, "month_named"),
+        # "(?:\D|$)" stands for "not before a digit" (only the groups are used)
+        (r"(\d{1,2})\s*月份?(?:\D|$)|\bin\s+" + _MON_EN, "month_named"),
     )
 )
 _WORD_NUMS = {"a few": 3, "two": 2, "three": 3}
+_NEXT = "next"  # this cue gives no range: try the next one
+Span = tuple[datetime, datetime]
 
 
-def time_range(text: str, ts: datetime, future: bool = False) -> tuple[datetime, datetime] | None:
+def time_range(text: str, ts: datetime, future: bool = False) -> Span | None:
     """Resolve the first time cue in text against the message time; None if there is none.
 
-    future=True (plans) resolves bare months/dates forward, otherwise backward.
+    future=True (plans) resolves bare months/dates forward, otherwise backward. Never
+    raises: a cue whose range falls outside what datetime holds (a message time in year 1
+    or 9999, "99999 days ago") gives no range.
     """
     for pattern, name in TIME_CUES:
         m = pattern.search(text)
         if not m:
             continue
-        groups = [g for g in m.groups() if g]
-        kind, _, arg = name.partition(":")
-        if kind == "day":
-            return _day(ts, int(arg))
-        if kind == "week":
-            return _week(ts, int(arg))
-        if kind == "month":
-            return _month(ts, ts.year, ts.month + int(arg))
-        if kind == "year":
-            return _year(ts, ts.year + int(arg))
-        if kind == "lastwd":
-            wd = _weekday_index(groups[0].lower())
-            if m.group(0).startswith("上"):
-                return _day(ts, -ts.weekday() - 7 + wd)
-            back = (ts.weekday() - wd) % 7 or 7
-            return _day(ts, -back)
-        if kind == "nextwd":
-            wd = _weekday_index(groups[0].lower())
-            return _day(ts, -ts.weekday() + 7 + wd)
-        if kind == "daysago":
-            g = groups[0].lower()
-            n = _WORD_NUMS.get(g) or parse_number(g) or 1
-            return _day(ts, -int(n))
-        if kind in ("ymd", "md", "md_en"):
-            return _resolve_date(name, groups, ts, future)
-        if kind == "month_named":
-            g = groups[0].lower()
-            month = MONTHS_EN.index(g) + 1 if g in MONTHS_EN else int(g)
-            if not 1 <= month <= 12:
-                continue
-            year = ts.year
-            if not future and month > ts.month:
-                year -= 1
-            if future and month < ts.month:
-                year += 1
-            return _month(ts, year, month)
+        try:
+            span = _cue_range(name, m, ts, future)
+        except (ValueError, OverflowError):
+            return None
+        if span != _NEXT:
+            return span if isinstance(span, tuple) else None
     return None
 
 
-def _resolve_date(
-    name: str, groups: list[str], ts: datetime, future: bool
-) -> tuple[datetime, datetime] | None:
+def _cue_range(name: str, m: rx.Match, ts: datetime, future: bool) -> Span | str | None:
+    groups = [g for g in m.groups() if g]
+    kind, _, arg = name.partition(":")
+    if kind == "day":
+        return _day(ts, int(arg))
+    if kind == "week":
+        return _week(ts, int(arg))
+    if kind == "month":
+        return _month(ts, ts.year, ts.month + int(arg))
+    if kind == "year":
+        return _year(ts, ts.year + int(arg))
+    if kind in ("lastwd", "nextwd"):
+        wd = weekday_index(groups[0])
+        if wd is None:
+            return None
+        if kind == "nextwd":
+            return _day(ts, -ts.weekday() + 7 + wd)
+        if m.group(0).startswith("上"):
+            return _day(ts, -ts.weekday() - 7 + wd)
+        back = (ts.weekday() - wd) % 7 or 7
+        return _day(ts, -back)
+    if kind == "daysago":
+        g = fold(groups[0])
+        n = _WORD_NUMS.get(g) or parse_number(g) or 1
+        return _day(ts, -int(n))
+    if kind in ("ymd", "md", "md_en"):
+        return _resolve_date(name, groups, ts, future)
+    # month_named
+    month = month_index(groups[0])
+    if month is None:
+        return _NEXT
+    year = ts.year
+    if not future and month > ts.month:
+        year -= 1
+    if future and month < ts.month:
+        year += 1
+    return _month(ts, year, month)
+
+
+def _resolve_date(name: str, groups: list[str], ts: datetime, future: bool) -> Span | None:
     if name == "ymd":
         year, month, day = int(groups[0]), int(groups[1]), int(groups[2])
     elif name == "md":
         year, month, day = ts.year, int(groups[0]), int(groups[1])
     else:
-        a, b = groups[0].lower(), groups[1].lower()
-        mon, d = (a, b) if a in MONTHS_EN else (b, a)
-        year, month, day = ts.year, MONTHS_EN.index(mon) + 1, int(d)
+        a, b = groups
+        mon, d = (a, b) if month_index(a) is not None and not a.isdigit() else (b, a)
+        found = month_index(mon)
+        if found is None or not d.isdigit():
+            return None
+        year, month, day = ts.year, found, int(d)
     try:
         start = ts.replace(
             year=year, month=month, day=day, hour=0, minute=0, second=0, microsecond=0
@@ -455,9 +520,13 @@ TEAM_REGIONS: dict[str, str] = {
 }
 
 
+_TEAM_ARTICLE = rx.compile(r"^(?:the|our|my)\s+")
+_TEAM_SUFFIX = rx.compile(r"(?:团队|组|部门|\s*team)$")
+_NON_WORD = rx.compile(r"[^\w]+")
+
+
 def team_slug(team: str) -> str:
-    key = team.strip().lower()
-    key = re.sub(r"^(?:the|our|my)\s+", "", key)
-    key = re.sub(r"(?:团队|组|部门|\s*team)$", "", key).strip()
-    slug = TEAM_REGIONS.get(key) or re.sub(r"[^\w]+", "_", key).strip("_")
+    key = _TEAM_ARTICLE.sub("", fold(team.strip()))
+    key = _TEAM_SUFFIX.sub("", key).strip()
+    slug = TEAM_REGIONS.get(key) or _NON_WORD.sub("_", key).strip("_")
     return f"{slug}_team"

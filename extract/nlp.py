@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-import re
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
@@ -17,11 +17,13 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
+from extract import rx
 from extract.lang import (
     BRANDS,
     CITIES,
     NUM_PATTERN,
     fmt_number,
+    fold,
     money_value,
     parse_number,
     size_value,
@@ -33,15 +35,17 @@ log = logging.getLogger(__name__)
 _CUR_PRE = r"[$€£¥￥]"
 _CUR_POST_ZH = r"(?:元|块钱|块|人民币|rmb|RMB|美元|欧元|刀)"
 _CUR_POST_EN = r"(?:dollars?|bucks|euros?|pounds?|usd|eur|gbp|rmb|yuan)\b"
-_MONEY_CTX = re.compile(
+_MONEY_CTX = rx.compile(
     r"预算|价格|价位|价钱|售价|价|花|费用|钱|budget|price|cost|spend|pay|afford|cheap|expensive",
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
-_NOT_MONEY_UNIT = re.compile(
+_NOT_MONEY_UNIT = rx.compile(
     r"^\s*(?:公里|千米|km|米|分钟|小时|天|周|个月|年|岁|码|号|双|个|件|次|斤|公斤|kg|%|人)",
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
 _N = NUM_PATTERN
+# A rule may name the entity itself (?P<e>...) when it must see what follows or precedes
+# it (RE2 has no lookaround): only that group becomes the entity.
 _ZH_MONEY = (
     rf"{_CUR_PRE}?\s*{_N}\s*{_CUR_POST_ZH}?\s*(?:-|–|~|～|到|至)\s*{_CUR_PRE}?\s*{_N}\s*"
     rf"{_CUR_POST_ZH}?(?:\s*(?:以内|以下|之间|左右))?",
@@ -60,22 +64,22 @@ _EN_MONEY = (
     rf"{_CUR_PRE}?\d+(?:[,.]\d+)*k?(?:\s*{_CUR_POST_EN})?\s+(?:or less|or under|max|tops|or more)",
     rf"{_CUR_PRE}\d+(?:[,.]\d+)*k?",
     rf"\d+(?:[,.]\d+)*k?\s*{_CUR_POST_EN}",
-    r"(?:(?<=budget is )|(?<=budget of )|(?<=budget to ))\d+(?:[,.]\d+)*k?",
+    r"budget (?:is|of|to) (?P<e>\d+(?:[,.]\d+)*k?)",
 )
 _ZH_SIZE = (
     r"(?:尺码|鞋码|码数|尺寸|size)\s*(?:是|为|=|：|:)?\s*(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)",
-    r"(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)\s*(?:码|号)(?![头码])",
+    r"(?P<e>(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)\s*(?:码|号))(?:[^头码]|$)",
 )
 _EN_SIZE = (
     r"\b(?:shoe\s+|clothes\s+|clothing\s+|eu\s+|us\s+|uk\s+)?size\s*(?:is\s+|of\s+|[:=]\s*)?"
     r"(?:eu\s*|us\s*|uk\s*)?(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)\b",
-    r"\b(?:EU|US|UK)\s*\d+(?:\.\d+)?\b(?=\s*(?:shoes?|sneakers?|size|$|[,.]))",
+    r"(?P<e>\b(?:EU|US|UK)\s*\d+(?:\.\d+)?\b)\s*(?:shoes?|sneakers?|size|$|[,.])",
 )
 _ZH_DATE = (
     r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]",
     r"(?:上|下|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|周末",
     r"前天|昨天|昨晚|今天|今晚|明天|后天|上周|下周|本周|这周|上个月|下个月|去年|今年|明年",
-    r"\d{1,2}\s*月份?(?!\d)",
+    r"(?P<e>\d{1,2}\s*月份?)(?:\D|$)",
 )
 _ZH_TIME = (r"(?:早上|上午|中午|下午|晚上)?\s*\d{1,2}\s*[点時时](?:半|\d{1,2}分)?",)
 _ZH_QUANTITY = (rf"(?:{_N})\s*(?:公里|千米|km|米|分钟|小时)",)
@@ -91,49 +95,61 @@ _WEEKDAY_NORM = {
 }
 
 
-def _compile(patterns: Iterable[str]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+def _compile(patterns: Iterable[str]) -> rx.Pattern:
+    return rx.compile("|".join(f"(?:{p})" for p in patterns), rx.IGNORECASE)
 
 
-_ZH_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+_ZH_RULES: tuple[tuple[str, rx.Pattern], ...] = (
     ("MONEY", _compile(_ZH_MONEY)),
     ("SIZE", _compile(_ZH_SIZE)),
     ("DATE", _compile(_ZH_DATE)),
     ("TIME", _compile(_ZH_TIME)),
     ("QUANTITY", _compile(_ZH_QUANTITY)),
 )
-_EN_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+_EN_RULES: tuple[tuple[str, rx.Pattern], ...] = (
     ("MONEY", _compile(_EN_MONEY)),
     ("SIZE", _compile(_EN_SIZE)),
 )
 
 
-def _gazetteer_regex() -> tuple[re.Pattern[str], dict[str, tuple[str, str]]]:
-    """One regex over every city/brand alias; alias (lower) -> (label, canonical)."""
+_HAN = rx.compile(r"[\u4e00-\u9fff]")
+
+
+def _gazetteer_regex() -> tuple[rx.Pattern, dict[str, tuple[str, str]]]:
+    """One regex over every city/brand alias; alias (folded, see ``fold``) -> (label, canonical)."""
     table: dict[str, tuple[str, str]] = {}
     for label, rows in (("GPE", CITIES), ("BRAND", BRANDS)):
         for row in rows:
             for alias in row:
-                table[alias.lower()] = (label, row[0])
-    aliases = sorted(table, key=len, reverse=True)
-    parts = [
-        re.escape(a)
-        if re.search(r"[\u4e00-\u9fff]", a)
-        else rf"(?<![A-Za-z]){re.escape(a)}(?![A-Za-z])"
-        for a in aliases
-    ]
-    return re.compile("|".join(parts), re.IGNORECASE), table
+                table[fold(alias)] = (label, row[0])
+    aliases = sorted(
+        {a for rows in (CITIES, BRANDS) for row in rows for a in row}, key=lambda a: (-len(a), a)
+    )
+    parts = [rx.escape(a) if _HAN.search(a) else rx.word(a) for a in aliases]
+    return rx.compile("|".join(parts), rx.IGNORECASE), table
 
 
 _GAZ_RE, _GAZ_TABLE = _gazetteer_regex()
 
 
+_CURRENCY = rx.compile(rf"{_CUR_PRE}|{_CUR_POST_ZH}|{_CUR_POST_EN}", rx.IGNORECASE)
+_SIZE_SYSTEM = rx.compile(r"\b(?:eu|us|uk)\b", rx.IGNORECASE)
+_WEEKDAY_ZH = rx.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")
+_WEEKDAY_EN = rx.compile(
+    r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)", rx.IGNORECASE
+)
+_QUANTITY = rx.compile(rf"({_N})\s*(\S+)")
+_SPACES = rx.compile(r"\s+")
+_UNITS = {"公里": "km", "千米": "km", "米": "m", "分钟": "min", "小时": "h"}
+
+
 def _money_ok(doc: Doc, start: int, end: int) -> bool:
     """A bare number is a price only with a currency or a price word just before it."""
     text = doc_text(doc)[start:end]
-    if re.search(rf"{_CUR_PRE}|{_CUR_POST_ZH}|{_CUR_POST_EN}", text, re.IGNORECASE):
-        return not _NOT_MONEY_UNIT.match(doc_text(doc)[end:])
-    if _NOT_MONEY_UNIT.match(doc_text(doc)[end:]):
+    after = doc_text(doc)[end : end + 32]  # a unit follows at once: no need for the rest
+    if _CURRENCY.search(text):
+        return not _NOT_MONEY_UNIT.match(after)
+    if _NOT_MONEY_UNIT.match(after):
         return False
     return bool(_MONEY_CTX.search(doc_text(doc)[max(0, start - 24) : start]))
 
@@ -142,28 +158,26 @@ def _normalise(label: str, text: str) -> str:
     if label == "MONEY":
         return money_value(text) or text.strip()
     if label == "SIZE":
-        return size_value(re.sub(r"\b(?:eu|us|uk)\b", "", text, flags=re.IGNORECASE)) or text
+        return size_value(_SIZE_SYSTEM.sub("", text)) or text
     if label == "DATE":
-        m = re.search(r"(?:周|星期|礼拜)([一二三四五六日天])", text)
+        m = _WEEKDAY_ZH.search(text)
         if m:
-            return _WEEKDAY_NORM[m.group(1)]
-        m = re.search(r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)", text, re.I)
+            return _WEEKDAY_NORM.get(m.group(1), text)
+        m = _WEEKDAY_EN.search(text)
         if m:
-            return m.group(1).lower()
+            return fold(m.group(1))
     if label == "QUANTITY":
-        m = re.match(rf"({_N})\s*(\S+)", text)
+        m = _QUANTITY.match(text)
         if m:
             num = parse_number(m.group(1))
-            unit = {"公里": "km", "千米": "km", "米": "m", "分钟": "min", "小时": "h"}.get(
-                m.group(2), m.group(2).lower()
-            )
+            unit = _UNITS.get(m.group(2), fold(m.group(2)))
             if num is not None:
                 return f"{fmt_number(num)}{unit}"
-    return re.sub(r"\s+", " ", text.strip().lower())
+    return _SPACES.sub(" ", text.strip().lower())
 
 
 def _rule_spans(
-    doc: Doc, rules: Iterable[tuple[str, re.Pattern[str]]], gazetteer: bool, token_start_only: bool
+    doc: Doc, rules: Iterable[tuple[str, rx.Pattern]], gazetteer: bool, token_start_only: bool
 ) -> list[Span]:
     starts = {t.idx for t in doc} if token_start_only else set()
     spans: list[Span] = []
@@ -180,16 +194,31 @@ def _rule_spans(
         if span is not None:
             spans.append(span)
 
+    text = doc_text(doc)
     if gazetteer:
-        for m in _GAZ_RE.finditer(doc_text(doc)):
-            label, canonical = _GAZ_TABLE[m.group(0).lower()]
-            add(m.start(), m.end(), label, canonical)
+        for m in _GAZ_RE.finditer(text):
+            hit = _GAZ_TABLE.get(fold(m.group(0)))
+            if hit is not None:
+                add(m.start(), m.end(), hit[0], hit[1])
     for label, pattern in rules:
-        for m in pattern.finditer(doc_text(doc)):
-            if label == "MONEY" and not _money_ok(doc, m.start(), m.end()):
+        for start, end in _entity_spans(pattern, text):
+            if label == "MONEY" and not _money_ok(doc, start, end):
                 continue
-            add(m.start(), m.end(), label, _normalise(label, m.group(0)))
+            add(start, end, label, _normalise(label, text[start:end]))
     return spans
+
+
+def _entity_spans(pattern: rx.Pattern, text: str) -> Iterator[tuple[int, int]]:
+    """Like ``finditer``, but a match's entity is its group "e" when that took part, and the
+    next match is searched from the entity's end (the context after it may begin one)."""
+    pos = 0
+    while pos <= len(text):
+        m = pattern.search(text, pos)
+        if m is None:
+            return
+        start, end = m.span("e") if m.has("e") else m.span()
+        yield start, end
+        pos = end if end > m.start() else m.start() + 1
 
 
 def _merge_ents(doc: Doc, spans: list[Span]) -> Doc:
@@ -219,7 +248,7 @@ def _ruler_patterns() -> list[dict[str, object]]:
     for label, rows in (("GPE", CITIES), ("BRAND", BRANDS)):
         for row in rows:
             for alias in row:
-                if re.search(r"[\u4e00-\u9fff]", alias):
+                if _HAN.search(alias):
                     continue
                 patterns.append({"label": label, "id": row[0], "pattern": alias})
     return patterns
@@ -272,6 +301,17 @@ def doc_ents(doc: Doc | Span) -> tuple[Span, ...]:
     return tuple(cached)
 
 
+def ents_in(doc: Doc, start: int, end: int) -> tuple[Span, ...]:
+    """The entities inside [start, end), in order, found by bisection: a clause of a long
+    message must not scan every entity of the message."""
+    ents = doc_ents(doc)
+    starts = doc.user_data.get("gumem_ent_starts")
+    if not isinstance(starts, list):
+        starts = doc.user_data["gumem_ent_starts"] = [e.start_char for e in ents]
+    lo, hi = bisect_left(starts, start), bisect_left(starts, end)
+    return tuple(e for e in ents[lo:hi] if e.end_char <= end)
+
+
 SKIP_LABELS = frozenset({"CARDINAL", "ORDINAL"})  # bare numbers make noisy Entity nodes
 
 
@@ -281,7 +321,12 @@ def entity_refs(
     """Entities inside [start_char, end_char) of the doc, deduplicated, in text order."""
     out: list[EntityRef] = []
     seen: set[tuple[str, str]] = set()
-    for ent in doc_ents(doc):
+    ents = (
+        ents_in(doc, start_char, end_char)
+        if isinstance(doc, Doc) and start_char is not None and end_char is not None
+        else doc_ents(doc)
+    )
+    for ent in ents:
         if ent.label_ in SKIP_LABELS:
             continue
         if start_char is not None and ent.start_char < start_char:
@@ -298,7 +343,7 @@ def entity_refs(
 def entity_ref(ent: Span) -> EntityRef:
     norm = ent.id_
     if not norm:
-        canon = _GAZ_TABLE.get(ent.text.lower())
+        canon = _GAZ_TABLE.get(fold(ent.text))
         norm = canon[1] if canon else _normalise(ent.label_, ent.text)
     return EntityRef(name=ent.text, type=ent.label_, normalized=norm)
 
@@ -310,7 +355,7 @@ def iter_docs(nlp: Language, texts: Iterable[str], batch_size: int = 64) -> Iter
 
 def gazetteer_lookup(text: str) -> tuple[str, str] | None:
     """(label, canonical name) for a known city or brand alias, e.g. "柏林" -> ("GPE", "Berlin")."""
-    key = text.strip().lower()
+    key = fold(text.strip())
     hit = _GAZ_TABLE.get(key)
     if hit is None and key.endswith("市"):
         hit = _GAZ_TABLE.get(key[:-1])

@@ -9,7 +9,6 @@ order, so re-consolidating unchanged facts is a no-op for graph/.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -18,6 +17,7 @@ from typing import Any
 
 import networkx as nx
 
+from extract import rx
 from extract.decay import decay_factor_for
 from extract.taxonomy import normalize_name
 from extract.types import EntityRef, FactRecord, Lang, SummaryDraft
@@ -33,8 +33,8 @@ _UNLINKED_TYPES = frozenset(
 _LASTING_KINDS = frozenset({"preference", "constraint", "behavior_pattern", "identity"})
 _DATED_KINDS = frozenset({"timeline", "plan", "fact"})
 
-_EN_USER = re.compile(r"^(?:the\s+)?user\s+", re.IGNORECASE)
-_EN_NAME = re.compile(r"^([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?=[a-z])")
+_EN_USER = rx.compile(r"^(?:the\s+)?user\s+", rx.IGNORECASE)
+_EN_NAME = rx.compile(r"^([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?P<gap>\s+)[a-z]")  # gap: before the rest
 # fmt: off
 _EN_NOT_NAMES = frozenset((
     "the", "a", "an", "this", "that", "these", "those", "in", "on", "at", "after", "before",
@@ -43,46 +43,47 @@ _EN_NOT_NAMES = frozenset((
     "since", "during",
 ))
 # fmt: on
-_ZH_USER = re.compile(r"^(?:该用户|用户|我)")
+_ZH_USER = rx.compile(r"^(?:该用户|用户|我)")
 _TRAIL = " 。.!！；;，,"
 
-_EN_INTENT = re.compile(
+_EN_INTENT = rx.compile(
     r"^(?:is\s+|are\s+)?(?:currently\s+|now\s+|still\s+)?"
     r"(?:looking\s+for|looking\s+to\s+buy|shopping\s+for|searching\s+for|wants\s+to\s+buy|"
     r"plans\s+to\s+buy|intends\s+to\s+buy|would\s+like\s+to\s+buy|wants\s+to\s+get|"
     r"is\s+in\s+the\s+market\s+for)\s+(.+)$",
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
-_ZH_INTENT = re.compile(
+_ZH_INTENT = rx.compile(
     r"^(?:近期|最近|目前|现在)?(?:正在|在)?"
     r"(?:寻找|找|想买|想要买|打算买|打算购买|计划买|计划购买|准备买|准备购买|要买|购买|需要买)"
     r"(?:一双|一个|一件|一台|一款|一辆|一套)?(.+)$"
 )
-_EN_SCENARIO = re.compile(
+_EN_SCENARIO = rx.compile(
     r"\b(?:mainly|mostly|primarily|use case|scenario|used for|uses? (?:it|them) for)\b",
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
-_ZH_SCENARIO = re.compile(r"主要|场景|用于|用来")
-_ZH_SCENE_PHRASE = re.compile(r"^(?:更|主要)?(?:关注|注重|集中在|是)?(.+?)(?:的)?(?:使用)?场景$")
+_ZH_SCENARIO = rx.compile(r"主要|场景|用于|用来")
+_ZH_SCENE_PHRASE = rx.compile(r"^(?:更|主要)?(?:关注|注重|集中在|是)?(.+?)(?:的)?(?:使用)?场景$")
 
-_EN_HEDGES = re.compile(
+_EN_HEDGES = rx.compile(
     r"\b(?:likely|probably|possibly|may|might|seems?|appears?|tends?|often|usually|"
     r"inclined|interested)\b",
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
-_ZH_HEDGES = re.compile(r"大概|可能|似乎|好像|倾向|感兴趣|常|大多|通常|一般|较")
-_HAS_DATE = re.compile(
+_ZH_HEDGES = rx.compile(r"大概|可能|似乎|好像|倾向|感兴趣|常|大多|通常|一般|较")
+_HAS_DATE = rx.compile(
     r"(?:19|20)\d{2}|\d{1,2}\s*月|\d{1,2}\s*日|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d|"
     r"\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
-    re.IGNORECASE,
+    rx.IGNORECASE,
 )
 
-_CURRENCY = re.compile(r"元|人民币|rmb|cny|yuan|块", re.IGNORECASE)
-_RANGE = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:-|~|–|to|至|到)\s*(\d+(?:\.\d+)?)$", re.I)
-_UPPER = re.compile(r"^(?:<=|≤|<|＜|under|below|max|最多|不超过)\s*(\d+(?:\.\d+)?)(?:以内|以下)?$")
-_LOWER = re.compile(r"^(?:>=|≥|>|＞|over|above|min|至少)\s*(\d+(?:\.\d+)?)(?:以上)?$")
-_NUMBER = re.compile(r"^(\d+(?:\.\d+)?)$")
+_CURRENCY = rx.compile(r"元|人民币|rmb|cny|yuan|块", rx.IGNORECASE)
+_RANGE = rx.compile(r"^(\d+(?:\.\d+)?)\s*(?:-|~|–|to|至|到)\s*(\d+(?:\.\d+)?)$", rx.IGNORECASE)
+_UPPER = rx.compile(r"^(?:<=|≤|<|＜|under|below|max|最多|不超过)\s*(\d+(?:\.\d+)?)(?:以内|以下)?$")
+_LOWER = rx.compile(r"^(?:>=|≥|>|＞|over|above|min|至少)\s*(\d+(?:\.\d+)?)(?:以上)?$")
+_NUMBER = rx.compile(r"^(\d+(?:\.\d+)?)$")
+_COPULA = rx.compile(r"^(is|are|was|were|has|have)\s+")
 
 
 def build_summaries(
@@ -373,7 +374,7 @@ def _split_subject(content: str, lang: Lang) -> tuple[str | None, str]:
         return "The user", text[m.end() :]
     m = _EN_NAME.match(text)
     if m and m.group(1).split()[0].lower() not in _EN_NOT_NAMES:
-        return m.group(1), text[m.end() :]
+        return m.group(1), text[m.end("gap") :]
     return None, text
 
 
@@ -384,7 +385,7 @@ def _hedge(pred: str, fact: FactRecord, lang: Lang) -> str:
         return pred
     if lang == "zh":
         return "可能" + pred
-    m = re.match(r"^(is|are|was|were|has|have)\s+", pred)
+    m = _COPULA.match(pred)
     return f"{m.group(1)} likely {pred[m.end() :]}" if m else "likely " + pred
 
 

@@ -13,7 +13,6 @@ A deployment can replace the default with ``load_taxonomy(path)`` (JSON, same sh
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,11 +20,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from extract import rx
+
 STRONG = 1.0
 CUE = 0.4
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_SEP = re.compile(r"[\s\-_/]+")
+_CJK = rx.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_SEP = rx.compile(r"[\s\-_/]+")
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def match_scores(text: str, taxonomy: Taxonomy) -> dict[str, float]:
 @lru_cache(maxsize=16)
 def _compiled(
     taxonomy: Taxonomy,
-) -> tuple[tuple[re.Pattern[str], tuple[tuple[str, float], ...]], ...]:
+) -> tuple[tuple[rx.Pattern, tuple[tuple[str, float], ...]], ...]:
     """Distinct terms, longest first, each with the entries (and weights) that use it."""
     owners: dict[str, dict[str, float]] = {}
     for entry in taxonomy.entries:
@@ -115,15 +116,16 @@ def _compiled(
     return tuple((_term_pattern(t), tuple(owners[t].items())) for t in ordered)
 
 
-def _term_pattern(term: str) -> re.Pattern[str]:
+def _term_pattern(term: str) -> rx.Pattern:
     norm = normalize_text(term)
     if _CJK.search(norm):
-        return re.compile(re.escape(norm).replace(r"\ ", r"\s*"))
+        return rx.compile(rx.escape(norm).replace(r"\ ", r"\s*"))
     words = norm.split(" ")
-    body = r"\s+".join(re.escape(w) for w in words)
+    body = r"\s+".join(rx.escape(w) for w in words)
     # plural always; -ed/-ing only for longer words ("painted", not "car" → "cared")
     ending = r"(?:s|es|ed|ing)?" if len(words[-1]) >= 4 else r"(?:s|es)?"
-    return re.compile(rf"(?<![a-z0-9]){body}{ending}(?![a-z0-9])")
+    # not inside a longer Latin word or number (the text has no "_" or capitals)
+    return rx.compile(f"{rx.edge(norm[:1])}{body}{ending}{rx.edge(norm[-1:])}")
 
 
 def _dedupe(items: Sequence[str]) -> tuple[str, ...]:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from extract.lang import MONTHS_EN
+from extract import rx
+from extract.lang import MONTHS_EN, month_index
 
-_MONTHS_EN = {m: i for i, m in enumerate(MONTHS_EN, start=1)}
 _ZH_DIGITS = {
     "一": 1,
     "二": 2,
@@ -52,23 +51,34 @@ def _month(now: datetime, month: int, back_years: int = 0) -> tuple[datetime, da
     return start, end
 
 
-_DAY_CUES: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(r"大前天|three days ago", re.I), 3),
-    (re.compile(r"前天|day before yesterday", re.I), 2),
-    (re.compile(r"昨天|昨日|昨晚|yesterday|last night", re.I), 1),
-    (re.compile(r"今天|今日|today|this morning|tonight", re.I), 0),
+_DAY_CUES: list[tuple[rx.Pattern, int]] = [
+    (rx.compile(r"大前天|three days ago", rx.IGNORECASE), 3),
+    (rx.compile(r"前天|day before yesterday", rx.IGNORECASE), 2),
+    (rx.compile(r"昨天|昨日|昨晚|yesterday|last night", rx.IGNORECASE), 1),
+    (rx.compile(r"今天|今日|today|this morning|tonight", rx.IGNORECASE), 0),
 ]
-_WEEK_CUES: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(r"上周|上个星期|上星期|last week", re.I), 1),
-    (re.compile(r"这周|本周|this week", re.I), 0),
+_WEEK_CUES: list[tuple[rx.Pattern, int]] = [
+    (rx.compile(r"上周|上个星期|上星期|last week", rx.IGNORECASE), 1),
+    (rx.compile(r"这周|本周|this week", rx.IGNORECASE), 0),
 ]
-_MONTH_EN = re.compile(r"\bin (" + "|".join(_MONTHS_EN) + r")\b", re.I)
-_MONTH_ZH = re.compile(r"(十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月(?!\d)")
-_LAST_MONTH = re.compile(r"上个月|last month", re.I)
+_MONTH_EN = rx.compile(r"\bin (" + "|".join(MONTHS_EN) + r")\b", rx.IGNORECASE)
+# "(?:\D|$)": not before a digit ("12月3" is no month); the cue is the group "cue"
+_MONTH_ZH = rx.compile(r"(?P<cue>(十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月)(?:\D|$)")
+_LAST_MONTH = rx.compile(r"上个月|last month", rx.IGNORECASE)
 
 
 def parse_time_cue(query: str, now: datetime) -> Window | None:
-    """The window a query's time cue points at, relative to `now`; None without a cue."""
+    """The window a query's time cue points at, relative to `now`; None without a cue.
+
+    Never raises: a window outside what datetime holds (``now`` in year 1 or 9999) is no
+    window."""
+    try:
+        return _parse_time_cue(query, now)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _parse_time_cue(query: str, now: datetime) -> Window | None:
     for pattern, back in _DAY_CUES:
         m = pattern.search(query)
         if m:
@@ -85,13 +95,14 @@ def parse_time_cue(query: str, now: datetime) -> Window | None:
         start, end = _month(now, month, 1 if now.month == 1 else 0)
         return Window(start, end, m.group(0))
     m = _MONTH_EN.search(query)
-    if m:
-        start, end = _month(now, _MONTHS_EN[m.group(1).lower()])
+    named = month_index(m.group(1)) if m else None
+    if m and named is not None:
+        start, end = _month(now, named)
         return Window(start, end, m.group(0))
     m = _MONTH_ZH.search(query)
     if m:
-        raw = m.group(1)
+        raw = m.group(2)
         month = _ZH_DIGITS.get(raw) or int(raw)
         start, end = _month(now, month)
-        return Window(start, end, m.group(0))
+        return Window(start, end, m.group("cue"))
     return None

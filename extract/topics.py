@@ -7,12 +7,12 @@ gets back one ``TopicChoice`` per fact id.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
+from extract import rx
 from extract.taxonomy import (
     CUE,
     DEFAULT_TAXONOMY,
@@ -60,14 +60,14 @@ _EN_STOP = frozenset((
     "interested", "more", "most", "less", "some", "any", "all", "much", "many", "one", "two",
 ))
 # fmt: on
-_ZH_SUBJECT = re.compile(r"^(?:该用户|用户|我们|我|他们|她们|他|她)")
-_ZH_LEAD = re.compile(
+_ZH_SUBJECT = rx.compile(r"^(?:该用户|用户|我们|我|他们|她们|他|她)")
+_ZH_LEAD = rx.compile(
     r"^(?:的)?(?:近期|最近|目前|现在|当前|正在|经常|常常|常|通常|一般|主要|更|很|非常|比较|不太|不)*"
     r"(?:在|有|是|想要|想|要|打算|计划|准备|喜欢|偏好|倾向|关注|参加|去|买|购买|寻找|找|看|做|养|用)?"
     r"(?:了|过)?(?:一只|一个|一双|一件|一家|一条|一种|一次)?"
 )
-_ZH_CUT = re.compile(r"[，。；;,.!！?？、（）()\s]")
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+_ZH_CUT = rx.compile(r"[，。；;,.!！?？、（）()\s]")
+_LATIN_WORD = rx.compile(r"[A-Za-z][A-Za-z'\-]*")
 
 
 @dataclass(frozen=True)
