@@ -53,6 +53,7 @@ async def browser_file(request: Request) -> Response:
     return FileResponse(BROWSER_DIR / name, media_type=BROWSER_FILES[name], headers=BROWSER_CORS)
 
 
+HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}  # the others strawberry raises: 400
 MAX_MESSAGE = 500  # an error message can quote the input (a 400-digit number): cut it
 
 
@@ -102,7 +103,7 @@ class GumemGraphQL(GraphQL[Context, None]):
         try:
             response = await self.run(Request(scope=scope, receive=receive))
         except HTTPException as exc:
-            code = "BAD_REQUEST" if exc.status_code == 400 else "METHOD_NOT_ALLOWED"
+            code = HTTP_CODES.get(exc.status_code, "BAD_REQUEST")
             response = Response(
                 error_body(code, exc.reason),
                 status_code=exc.status_code,
