@@ -9,18 +9,21 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from cross_web import HTTPException
 from graphql import GraphQLError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.types import ExecutionResult
 
-from api.auth import BearerAuth
+from api.auth import GRAPHQL_PATH, BearerAuth
 from api.context import Context
+from api.edge import BodyLimit, error_body
 from api.schema import build_schema
 from gumem.errors import GumemError
 from gumem.runtime import Runtime
@@ -50,10 +53,31 @@ async def browser_file(request: Request) -> Response:
     return FileResponse(BROWSER_DIR / name, media_type=BROWSER_FILES[name], headers=BROWSER_CORS)
 
 
+HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}  # the others strawberry raises: 400
+MAX_MESSAGE = 500  # an error message can quote the input (a 400-digit number): cut it
+
+
+def _int_or_float(text: str) -> int | float:
+    """JSON integers: Python's int() refuses one over 4,300 digits (a ValueError, once a
+    500); such a number becomes a float (inf), which the field it was sent for then refuses
+    by name ("Variable '$limit' ... Int cannot represent ...: inf")."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+# Served without a key: they execute nothing and show no tenant's data (README, Production).
+OPEN_PATHS = frozenset({"/health", *(f"/browser/{name}" for name in BROWSER_FILES)})
+
+
 def format_error(err: GraphQLError) -> dict[str, Any]:
     """Expected errors keep their message and code; anything else is masked."""
     original = err.original_error
-    out: dict[str, Any] = {"message": err.message}
+    message = err.message
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 1] + "…"
+    out: dict[str, Any] = {"message": message}
     if err.path:
         out["path"] = err.path
     if original is None or isinstance(original, GraphQLError):
@@ -71,12 +95,32 @@ class GumemGraphQL(GraphQL[Context, None]):
         super().__init__(build_schema(settings), graphql_ide="graphiql")
         self.runtime = runtime
 
-    def decode_json(self, data: str | bytes) -> object:
-        """Bodies that are not UTF-8 or nest without end are a 400, never a 500."""
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """As strawberry's, but a refused request is answered in JSON, not plain text."""
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
         try:
-            return super().decode_json(data)
+            response = await self.run(Request(scope=scope, receive=receive))
+        except HTTPException as exc:
+            code = HTTP_CODES.get(exc.status_code, "BAD_REQUEST")
+            response = Response(
+                error_body(code, exc.reason),
+                status_code=exc.status_code,
+                media_type="application/json",
+            )
+        await response(scope, receive, send)
+
+    def decode_json(self, data: str | bytes) -> object:
+        """Bodies that are not UTF-8, nest without end or hold huge numbers are a 400 (or a
+        GraphQL error naming the variable), never a 500; so is a body that is no object."""
+        try:
+            value = json.loads(data, parse_int=_int_or_float)
         except (UnicodeDecodeError, RecursionError) as exc:
             raise json.JSONDecodeError("unreadable request body", "", 0) from exc
+        if not isinstance(value, dict | list):
+            raise HTTPException(400, "the request body (and `variables`) must be a JSON object")
+        return value
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         tenant = request.scope.get("state", {}).get("tenant", "")
@@ -116,7 +160,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app = Starlette(
         routes=[
             Route("/health", health),
-            Route("/graphql", graphql, methods=["GET", "POST"]),
+            Route(GRAPHQL_PATH, graphql, methods=["GET", "POST"]),
             *(
                 Route(f"/browser/{name}", browser_file, methods=["GET", "OPTIONS"])
                 for name in BROWSER_FILES
@@ -124,5 +168,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         ],
         lifespan=lifespan,
     )
-    app.add_middleware(BearerAuth, keys=settings.tenants_by_key())
+    # outermost last: the key is checked before any body is read
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BearerAuth, keys=settings.tenants_by_key(), open_paths=OPEN_PATHS)
     return app

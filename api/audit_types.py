@@ -35,6 +35,10 @@ class Trace:
     edges: list[TraceEdge]
     cypher: str = strawberry.field(description="Paste into Neo4j Browser (sets $id first).")
     params: JSON
+    truncated: bool = strawberry.field(
+        description="True when a part of the provenance had more paths than "
+        "GUMEM_TRACE_MAX_PATHS; those past it are left out."
+    )
 
     @staticmethod
     def from_data(t: TraceData) -> Trace:
@@ -65,6 +69,7 @@ class Trace:
             ],
             cypher=t.cypher,
             params=JSON(t.params),
+            truncated=t.truncated,
         )
 
 

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import hmac
-import json
+from collections.abc import Collection
 
+from starlette.datastructures import QueryParams
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from api.edge import send_error
+
+GRAPHQL_PATH = "/graphql"
 
 
 def tenant_for(header: str | None, keys: dict[str, str]) -> str | None:
@@ -19,48 +24,46 @@ def tenant_for(header: str | None, keys: dict[str, str]) -> str | None:
     return found
 
 
+def is_open(scope: Scope, open_paths: Collection[str]) -> bool:
+    """What needs no key: `open_paths` (health, static files), and GET/HEAD /graphql with
+    no `query` parameter (the GraphiQL page: it executes nothing). Everything else —
+    every method, every other path — needs one."""
+    path = scope.get("path", "")
+    if path in open_paths:
+        return True
+    if path != GRAPHQL_PATH or scope.get("method") not in ("GET", "HEAD"):
+        return False
+    # parsed the way the GraphQL view parses it, so both agree on whether a query is there
+    return "query" not in QueryParams(scope.get("query_string", b""))
+
+
 class BearerAuth:
-    """ASGI middleware: POST /graphql needs `Authorization: Bearer <key>`.
+    """ASGI middleware: every request needs `Authorization: Bearer <key>`, except those
+    `is_open` lets through; the tenant goes into the ASGI scope for the GraphQL context."""
 
-    GET /graphql (the GraphiQL page) and /health stay open; the tenant goes into the
-    ASGI scope for the GraphQL context.
-    """
-
-    def __init__(self, app: ASGIApp, keys: dict[str, str]) -> None:
+    def __init__(self, app: ASGIApp, keys: dict[str, str], open_paths: Collection[str]) -> None:
         self.app = app
         self.keys = keys
+        self.open_paths = frozenset(open_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") != "POST":
+        if scope["type"] not in ("http", "websocket") or is_open(scope, self.open_paths):
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         tenant = tenant_for(headers.get("authorization"), self.keys)
-        if tenant is None:
-            reason = "missing" if "authorization" not in headers else "invalid"
-            body = json.dumps(
-                {
-                    "data": None,
-                    "errors": [
-                        {
-                            "message": f"unauthenticated: {reason} API key "
-                            "(send Authorization: Bearer <key>)",
-                            "extensions": {"code": "UNAUTHENTICATED"},
-                        }
-                    ],
-                }
-            ).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"www-authenticate", b"Bearer"),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+        if tenant is not None:
+            scope.setdefault("state", {})["tenant"] = tenant
+            await self.app(scope, receive, send)
             return
-        scope.setdefault("state", {})["tenant"] = tenant
-        await self.app(scope, receive, send)
+        if scope["type"] == "websocket":  # no route takes one; refused all the same
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        reason = "missing" if "authorization" not in headers else "invalid"
+        await send_error(
+            send,
+            401,
+            "UNAUTHENTICATED",
+            f"unauthenticated: {reason} API key (send Authorization: Bearer <key>)",
+            [(b"www-authenticate", b"Bearer")],
+        )

@@ -15,6 +15,7 @@ from strawberry.types.execution import ExecutionContext
 
 from api.audit_types import AuditRecord, DeletionImpact, DeletionReport, ForgetReport, Trace
 from api.context import Context
+from api.limits import QueryLimits
 from api.types import (
     AddMessagesResult,
     Fact,
@@ -104,6 +105,7 @@ class Query:
         ctx = info.context
         lim, off = _page(limit, offset)
         rows = await ctx.memory.topics(ctx.tenant, parse_ident(user_id, "userId"), lim, off)
+        ctx.charge(len(rows))
         return [
             Topic(
                 id=strawberry.ID(r["topic_id"]),
@@ -128,6 +130,7 @@ class Query:
         ids = await ctx.memory.fact_ids(
             ctx.tenant, parse_ident(user_id, "userId"), include_inactive, lim, off
         )
+        ctx.charge(len(ids))
         return [Fact.from_row(r) for r in await ctx.loaders.many(ctx.loaders.fact, ids)]
 
     @strawberry.field
@@ -148,7 +151,12 @@ class Query:
     @strawberry.field(description="Provenance of a Summary, Fact or Message, both ways.")
     async def trace(self, info: Info[Context, None], id: strawberry.ID) -> Trace | None:
         ctx = info.context
-        t = await graph_trace(ctx.memory.db, ctx.tenant, parse_ident(str(id), "id"))
+        t = await graph_trace(
+            ctx.memory.db,
+            ctx.tenant,
+            parse_ident(str(id), "id"),
+            ctx.memory.settings.trace_max_paths,
+        )
         return Trace.from_data(t) if t else None
 
     @strawberry.field(description="Dry run: what deleteMessage(id) would remove or rebuild.")
@@ -168,6 +176,7 @@ class Query:
         ctx = info.context
         lim, off = _page(limit, offset)
         rows = await deletion.audit_log(ctx.memory, ctx.tenant, lim, off)
+        ctx.charge(len(rows))
         return [AuditRecord.from_row(r) for r in rows]
 
 
@@ -267,5 +276,6 @@ def build_schema(settings: Settings) -> strawberry.Schema:
             lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
             lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
             lambda: MaxAliasesLimiter(max_alias_count=30),
+            lambda: QueryLimits(settings),
         ],
     )

@@ -11,6 +11,9 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from api.context import Context
+from api.limits import NESTED, SOURCE_FACTS, VERSIONS, window
+
+PAGED = " At most `limit` items (GUMEM_MAX_LIST_SIZE at most), from `offset`."
 
 
 @strawberry.type
@@ -33,11 +36,13 @@ class Message:
     lang: str | None
     status: str
 
-    @strawberry.field(description="Facts drawn from this message.")
-    async def facts(self, info: Info[Context, None]) -> list[Fact]:
+    @strawberry.field(description="Facts drawn from this message." + PAGED)
+    async def facts(
+        self, info: Info[Context, None], limit: int = NESTED, offset: int = 0
+    ) -> list[Fact]:
         lo = info.context.loaders
         ids = await lo.facts_of_message.load(str(self.id))
-        return [Fact.from_row(r) for r in await lo.many(lo.fact, ids)]
+        return await _facts(info.context, ids, limit, offset)
 
     @staticmethod
     def from_row(row: dict[str, Any]) -> Message:
@@ -83,27 +88,38 @@ class Fact:
     def entities(self) -> list[str]:
         return self.entity_names
 
-    @strawberry.field(description="The Messages this fact comes from (SOURCE edges).")
-    def source_messages(self) -> list[Message]:
-        return [Message.from_row(m) for m in self.sources]
+    @strawberry.field(description="The Messages this fact comes from (SOURCE edges)." + PAGED)
+    def source_messages(
+        self, info: Info[Context, None], limit: int = NESTED, offset: int = 0
+    ) -> list[Message]:
+        ctx = info.context
+        rows = window(self.sources, limit, offset, ctx.memory.settings)
+        ctx.charge(len(rows))
+        return [Message.from_row(m) for m in rows]
 
-    @strawberry.field(description="Summaries this fact supports, every version.")
-    async def summaries(self, info: Info[Context, None]) -> list[Summary]:
+    @strawberry.field(description="Summaries this fact supports, every version." + PAGED)
+    async def summaries(
+        self, info: Info[Context, None], limit: int = NESTED, offset: int = 0
+    ) -> list[Summary]:
         lo = info.context.loaders
         ids = await lo.summaries_of_fact.load(str(self.id))
-        return [Summary.from_row(r) for r in await lo.many(lo.summary, ids)]
+        return await _summaries(info.context, ids, limit, offset)
 
-    @strawberry.field(description="Older facts on the same slot this one replaced.")
-    async def supersedes(self, info: Info[Context, None]) -> list[Fact]:
+    @strawberry.field(description="Older facts on the same slot this one replaced." + PAGED)
+    async def supersedes(
+        self, info: Info[Context, None], limit: int = VERSIONS, offset: int = 0
+    ) -> list[Fact]:
         lo = info.context.loaders
         v = await lo.fact_versions.load(str(self.id))
-        return [Fact.from_row(r) for r in await lo.many(lo.fact, v.get("supersedes", []))]
+        return await _facts(info.context, v.get("supersedes", []), limit, offset)
 
-    @strawberry.field(description="The newer fact that replaced this one, if any.")
-    async def superseded_by(self, info: Info[Context, None]) -> list[Fact]:
+    @strawberry.field(description="The newer fact that replaced this one, if any." + PAGED)
+    async def superseded_by(
+        self, info: Info[Context, None], limit: int = VERSIONS, offset: int = 0
+    ) -> list[Fact]:
         lo = info.context.loaders
         v = await lo.fact_versions.load(str(self.id))
-        return [Fact.from_row(r) for r in await lo.many(lo.fact, v.get("superseded_by", []))]
+        return await _facts(info.context, v.get("superseded_by", []), limit, offset)
 
     @staticmethod
     def from_row(r: dict[str, Any]) -> Fact:
@@ -155,15 +171,17 @@ class Summary:
     supersedes_ids: list[str]
     superseded_by_ids: list[str]
 
-    @strawberry.field(description="The Facts behind this summary (SUPPORTS edges).")
-    async def source_facts(self, info: Info[Context, None]) -> list[Fact]:
-        lo = info.context.loaders
-        return [Fact.from_row(r) for r in await lo.many(lo.fact, self.source_fact_ids)]
+    @strawberry.field(description="The Facts behind this summary (SUPPORTS edges)." + PAGED)
+    async def source_facts(
+        self, info: Info[Context, None], limit: int = SOURCE_FACTS, offset: int = 0
+    ) -> list[Fact]:
+        return await _facts(info.context, self.source_fact_ids, limit, offset)
 
-    @strawberry.field(description="The older version(s) this summary replaced.")
-    async def supersedes(self, info: Info[Context, None]) -> list[Summary]:
-        lo = info.context.loaders
-        return [Summary.from_row(r) for r in await lo.many(lo.summary, self.supersedes_ids)]
+    @strawberry.field(description="The older version(s) this summary replaced." + PAGED)
+    async def supersedes(
+        self, info: Info[Context, None], limit: int = VERSIONS, offset: int = 0
+    ) -> list[Summary]:
+        return await _summaries(info.context, self.supersedes_ids, limit, offset)
 
     @staticmethod
     def from_row(r: dict[str, Any]) -> Summary:
@@ -199,14 +217,32 @@ class Topic:
     summary_count: int
     fact_count: int
 
-    @strawberry.field
+    @strawberry.field(description="The topic's Summaries." + PAGED)
     async def summaries(
-        self, info: Info[Context, None], include_inactive: bool = False
+        self,
+        info: Info[Context, None],
+        include_inactive: bool = False,
+        limit: int = NESTED,
+        offset: int = 0,
     ) -> list[Summary]:
         lo = info.context.loaders
         loader = lo.all_summaries_of_topic if include_inactive else lo.active_summaries_of_topic
         ids = await loader.load(str(self.id))
-        return [Summary.from_row(r) for r in await lo.many(lo.summary, ids)]
+        return await _summaries(info.context, ids, limit, offset)
+
+
+async def _facts(ctx: Context, ids: list[str], limit: int, offset: int) -> list[Fact]:
+    """One page of Facts by id, counted against the request's item budget."""
+    page = window(ids, limit, offset, ctx.memory.settings)
+    ctx.charge(len(page))
+    return [Fact.from_row(r) for r in await ctx.loaders.many(ctx.loaders.fact, page)]
+
+
+async def _summaries(ctx: Context, ids: list[str], limit: int, offset: int) -> list[Summary]:
+    """One page of Summaries by id, counted against the request's item budget."""
+    page = window(ids, limit, offset, ctx.memory.settings)
+    ctx.charge(len(page))
+    return [Summary.from_row(r) for r in await ctx.loaders.many(ctx.loaders.summary, page)]
 
 
 @strawberry.type

@@ -8,11 +8,17 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, LiteralString, TypeVar
 
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, Record
+from neo4j import (
+    AsyncDriver,
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    Record,
+    unit_of_work,
+)
 from neo4j.exceptions import AuthError as Neo4jAuthError
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
-from gumem.errors import GumemError, StorageUnavailable
+from gumem.errors import GumemError, QueryTimeout, StorageUnavailable
 from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -39,11 +45,15 @@ def make_driver(settings: Settings) -> AsyncDriver:
 
 
 class Database:
-    """The driver plus the database name; every query of graph/ goes through here."""
+    """The driver plus the database name; every query of graph/ goes through here.
 
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
+    Every transaction runs with `timeout_s` (GUMEM_QUERY_TIMEOUT_S): Neo4j stops one that
+    runs longer and the caller gets a QueryTimeout."""
+
+    def __init__(self, driver: AsyncDriver, database: str, timeout_s: float | None = None) -> None:
         self.driver = driver
         self.database = database
+        self.timeout_s = timeout_s
 
     async def write(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         return await self._run("write", work)
@@ -70,6 +80,8 @@ class Database:
         return await self.read(work)
 
     async def _run(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        if self.timeout_s is not None:
+            work = _timed(work, self.timeout_s)
         try:
             async with self.driver.session(database=self.database) as session:
                 if mode == "write":
@@ -86,9 +98,28 @@ class Database:
             log.warning("neo4j unavailable: %s", type(exc).__name__)
             raise StorageUnavailable("storage unavailable: Neo4j cannot be reached") from exc
         except (DriverError, Neo4jError) as exc:
-            if isinstance(exc, Neo4jError) and exc.code and "TransientError" in exc.code:
+            code = exc.code if isinstance(exc, Neo4jError) else None
+            if code and "TransactionTimedOut" in code:
+                log.warning("neo4j transaction timed out")
+                raise QueryTimeout(
+                    f"query timeout: the database work took longer than {self.timeout_s} s"
+                ) from exc
+            if code and "TransientError" in code:
                 raise StorageUnavailable("storage busy: try again") from exc
             raise
+
+
+def _timed(
+    work: Callable[[AsyncManagedTransaction], Awaitable[T]], timeout_s: float
+) -> Callable[[AsyncManagedTransaction], Awaitable[T]]:
+    """`work` as a transaction function with a server-side timeout (the caller's own
+    function is left as it was)."""
+
+    @unit_of_work(timeout=timeout_s)
+    async def timed(tx: AsyncManagedTransaction) -> T:
+        return await work(tx)
+
+    return timed
 
 
 async def tx_rows(
@@ -103,7 +134,7 @@ async def tx_rows(
 async def open_database(settings: Settings) -> AsyncIterator[Database]:
     driver = make_driver(settings)
     try:
-        yield Database(driver, settings.neo4j_database)
+        yield Database(driver, settings.neo4j_database, settings.query_timeout_s)
     finally:
         await driver.close()
 

@@ -55,6 +55,7 @@ class Trace:
     edges: list[dict[str, str]]
     cypher: str
     params: dict[str, str]
+    truncated: bool = False  # some part had more than `max_paths` paths; the rest are left out
 
 
 def _node(n: Node) -> dict[str, Any]:
@@ -75,11 +76,17 @@ def kind_of(node_id: str) -> str:
     return "Message"
 
 
-async def trace(db: Database, tenant: str, node_id: str) -> Trace | None:
+async def trace(db: Database, tenant: str, node_id: str, max_paths: int) -> Trace | None:
+    """At most `max_paths` paths per part (sources, versions, summaries...); `truncated`
+    says when a part had more."""
     kind = kind_of(node_id)
     name = {"Summary": "trace_summary", "Fact": "trace_fact", "Message": "trace_message"}[kind]
     rows = await db.records(
-        query(name), tenant=tenant, id=node_id, uid=message_uid(tenant, node_id)
+        query(name),
+        tenant=tenant,
+        id=node_id,
+        uid=message_uid(tenant, node_id),
+        max_paths=max_paths,
     )
     if not rows:
         return None
@@ -87,8 +94,9 @@ async def trace(db: Database, tenant: str, node_id: str) -> Trace | None:
     edges: dict[tuple[str, str, str], dict[str, str]] = {}
     root = rows[0]["root"]
     nodes[root.element_id] = _node(root)
-    paths: list[Path] = rows[0]["paths"]
-    for p in paths:
+    parts: list[list[Path]] = rows[0]["parts"]
+    truncated = any(len(part) > max_paths for part in parts)
+    for p in (p for part in parts for p in part[:max_paths]):
         for n in p.nodes:
             d = _node(n)
             nodes[n.element_id] = d
@@ -107,4 +115,5 @@ async def trace(db: Database, tenant: str, node_id: str) -> Trace | None:
         sorted(edges.values(), key=lambda e: (e["type"], e["source"], e["target"])),
         f':param id => "{node_id}"\n{BROWSER[kind]}',
         {"id": node_id},
+        truncated,
     )

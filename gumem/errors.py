@@ -42,3 +42,15 @@ class StorageUnavailable(GumemError):
 
 class ModelError(GumemError):
     code = "MODEL_ERROR"
+
+
+class QueryTimeout(GumemError):
+    """A Neo4j transaction ran past GUMEM_QUERY_TIMEOUT_S and was stopped; nothing written."""
+
+    code = "QUERY_TIMEOUT"
+
+
+class LimitError(GumemError):
+    """A request asked for more than a configured limit allows (its message says which)."""
+
+    code = "LIMIT_EXCEEDED"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from extract.types import EVENT_TYPES, ROLES
@@ -16,6 +16,7 @@ _ID = re.compile(r"^[\w.:@/+\-]{1,200}$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _MIN_TS = datetime(1970, 1, 1, tzinfo=UTC)
 _MAX_TS = datetime(2100, 1, 1, tzinfo=UTC)
+_MAX_OFFSET = timedelta(hours=18)  # Neo4j's range of zone offsets (ISO 8601's too)
 _MAX_DEPTH = 8
 
 
@@ -54,21 +55,38 @@ def _text(value: Any, field: str, index: int | None, limit: int) -> str:
     return value
 
 
+def _instant(ts: datetime, field: str, index: int | None) -> datetime:
+    """An aware datetime Neo4j can store and recall can shift by its windows."""
+    offset = ts.utcoffset()
+    if offset is None:
+        raise InputError(field, "needs a time zone offset (e.g. Z or +08:00)", index)
+    if abs(offset) > _MAX_OFFSET or offset % timedelta(minutes=1):
+        raise InputError(field, "time zone offset beyond ±18:00 or not in whole minutes", index)
+    if not _MIN_TS <= ts < _MAX_TS:
+        raise InputError(field, "outside 1970-2100", index)
+    return ts
+
+
 def _timestamp(value: Any, index: int) -> datetime:
     if isinstance(value, datetime):
         ts = value
     elif isinstance(value, str):
+        if len(value) > 64:
+            raise InputError("timestamp", "not an ISO 8601 date-time", index)
         try:
             ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             raise InputError("timestamp", "not an ISO 8601 date-time", index) from None
     else:
         raise InputError("timestamp", "required, an ISO 8601 date-time", index)
-    if ts.tzinfo is None:
-        raise InputError("timestamp", "needs a time zone offset (e.g. Z or +08:00)", index)
-    if not _MIN_TS <= ts < _MAX_TS:
-        raise InputError("timestamp", "outside 1970-2100", index)
-    return ts
+    return _instant(ts, "timestamp", index)
+
+
+def parse_now(value: datetime | None, field: str = "now") -> datetime:
+    """A `now` argument: the current time when absent, else as strict as a timestamp."""
+    if value is None:
+        return datetime.now(UTC)
+    return _instant(value, field, None)
 
 
 def _too_deep(value: Any, limit: int) -> bool:

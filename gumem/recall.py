@@ -11,6 +11,8 @@ because the embedding model's cosines crowd into a narrow band.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -302,30 +304,63 @@ _HEAD = {
 }
 
 
+# Every Unicode line break (\n \r \v \f \x1c-\x1e \x85 \u2028 \u2029) and other control
+# becomes a space; format characters (zero-width, joiners, bidi marks) are dropped.
+_BREAKING = frozenset({"Cc", "Zl", "Zp"})
+_HIDDEN = frozenset({"Cf"})
+_SPACES = re.compile(r"\s+")
+# Leading characters that make markup of a line (headings, quotes, items, rules, code, tables)
+_MARKERS = frozenset("#>-*+=|`~_•·◦‣⁃")
+_BRACKETS = str.maketrans({"[": "(", "]": ")", "［": "(", "］": ")", "【": "(", "】": ")"})
+
+
+def _visible(ch: str) -> str:
+    kind = unicodedata.category(ch)
+    return " " if kind in _BREAKING else "" if kind in _HIDDEN else ch
+
+
+def inline(text: str | None) -> str:
+    """User content made safe to place on one line of the formatted context: no line break
+    of any kind, no hidden characters, no bracketed [id] tag, no leading markup. Whatever a
+    message says, it cannot open a section, an item or an id of its own."""
+    if not text:
+        return ""
+    kept = "".join(_visible(ch) for ch in text)
+    flat = _SPACES.sub(" ", kept).strip().translate(_BRACKETS)
+    if flat and unicodedata.normalize("NFKC", flat[0])[:1] in _MARKERS:
+        flat = "\\" + flat
+    return flat
+
+
 def format_context(
     query: str,
     short: list[Item],
     mid: list[Item],
     long_term: list[Item],
 ) -> str:
-    """One prompt-ready block in the query's language; every line carries its ids."""
+    """One prompt-ready block in the query's language; every line carries its ids.
+
+    Content is placed through `inline`, so the only headings, items and [id] tags in the
+    block are the ones written here."""
     lang = detect_lang(query)
     h_long, h_mid, h_short, h_src = _HEAD[lang]
     lines: list[str] = []
     if long_term:
         lines.append(f"## {h_long}")
-        lines += [f"- [{it.id}] {it.content}" for it in long_term]
+        lines += [f"- [{it.id}] {inline(it.content)}" for it in long_term]
     if mid:
         lines.append(f"## {h_mid}")
         placed: set[str] = set()
 
         def fact_line(it: Item, indent: str) -> str:
-            return f"{indent}- [{it.id}] {it.content} ({h_src}: {', '.join(it.source_message_ids)})"
+            sources = ", ".join(it.source_message_ids)
+            return f"{indent}- [{it.id}] {inline(it.content)} ({h_src}: {sources})"
 
         for it in mid:
             if it.kind == "summary":
                 lines.append(
-                    f"- [{it.id}] ({it.topic}, confidence {it.confidence:.2f}) {it.content}"
+                    f"- [{it.id}] ({inline(it.topic)}, confidence {it.confidence:.2f}) "
+                    f"{inline(it.content)}"
                 )
                 for f in mid:
                     if f.kind == "fact" and f.id in it.source_fact_ids and f.id not in placed:
@@ -335,8 +370,8 @@ def format_context(
             if it.kind == "fact" and it.id not in placed:
                 lines.append(fact_line(it, ""))
             elif it.kind == "message":
-                lines.append(f"- [{it.id}] {it.content}")
+                lines.append(f"- [{it.id}] {inline(it.content)}")
     if short:
         lines.append(f"## {h_short}")
-        lines += [f"- [{it.id}] {it.content}" for it in short]
+        lines += [f"- [{it.id}] {inline(it.content)}" for it in short]
     return "\n".join(lines)

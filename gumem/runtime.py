@@ -41,7 +41,7 @@ class Runtime:
 
     async def start(self, apply: bool = True) -> Memory:
         driver = make_driver(self.settings)
-        db = Database(driver, self.settings.neo4j_database)
+        db = Database(driver, self.settings.neo4j_database, self.settings.query_timeout_s)
         try:
             await driver.verify_connectivity()
         except Exception as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from extract.decay import MEMORY_STATUSES, effective_weight, next_status
@@ -15,7 +15,7 @@ from graph import governance, ingest, reads, schema
 from graph import recall as grecall
 from graph.db import Database
 from gumem.errors import InputError, NotFoundError, StorageUnavailable
-from gumem.inputs import parse_batch, parse_ident, parse_tenant, parse_text
+from gumem.inputs import parse_batch, parse_ident, parse_now, parse_tenant, parse_text
 from gumem.recall import Recall, Weights, assemble, plan
 from gumem.settings import Settings
 
@@ -108,9 +108,7 @@ class Memory:
             session_id = parse_ident(session_id, "sessionId")
         if limit is not None and not 1 <= limit <= 50:
             raise InputError("limit", "must be between 1 and 50")
-        now = now or datetime.now(UTC)
-        if now.tzinfo is None:
-            raise InputError("now", "needs a time zone offset")
+        now = parse_now(now)
         if self.pipeline is None:
             raise InputError("query", "recall needs the embedding model")
         qvec = self.pipeline.models.embed_query(query)
@@ -158,9 +156,7 @@ class Memory:
 
     async def run_maintenance(self, tenant: str, now: datetime | None = None) -> dict[str, int]:
         """Decay: recompute each active Summary's weight and move its memory_status."""
-        now = now or datetime.now(UTC)
-        if now.tzinfo is None:
-            raise InputError("now", "needs a time zone offset")
+        now = parse_now(now)
         rows = []
         counts = {"examined": 0, "deprioritized": 0, "archived": 0}
         for s in await governance.maintenance_candidates(self.db, tenant):

@@ -26,6 +26,7 @@ class Settings(BaseSettings):
     neo4j_password: SecretStr = SecretStr(DEV_PASSWORD)  # only for a Neo4j on this machine
     neo4j_database: str = "neo4j"
     neo4j_timeout_s: float = 5.0
+    query_timeout_s: float = Field(default=60.0, gt=0)  # each transaction; past it QUERY_TIMEOUT
 
     # The dev Neo4j started from Maven Central artifacts (tools/neo4j-dev).
     dev_home: Path = ROOT / ".gumem" / "neo4j"
@@ -38,6 +39,12 @@ class Settings(BaseSettings):
     api_keys: SecretStr = SecretStr("")  # "key1=tenantA,key2=tenantB"
     max_query_depth: int = 10
     max_query_tokens: int = 2000
+    max_body_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)  # larger bodies: 413
+    max_list_size: int = Field(default=100, ge=1)  # most items a nested list gives per level
+    max_query_cost: int = Field(default=10_000_000, ge=1)  # worst-case fields one query resolves
+    max_result_items: int = Field(default=20_000, ge=1)  # list items one request may build
+    max_expensive_fields: int = Field(default=5, ge=1)  # memory, trace, deletions... a request
+    trace_max_paths: int = Field(default=300, ge=1)  # per part of a trace; past it: truncated
 
     # Ingest limits
     max_batch: int = Field(default=1000, ge=1)

@@ -35,7 +35,14 @@ HTTP_QUERIES = 250
 MEMORY = """query($u: String!, $q: String!, $s: String, $l: Int) {
   memory(userId: $u, query: $q, sessionId: $s, limit: $l) {
     formattedContext midTermContext { id } shortTermContext { id } } }"""
-OK_CODES = {"BAD_INPUT", "GRAPHQL_VALIDATION", "NOT_FOUND"}
+OK_CODES = {
+    "BAD_INPUT",
+    "BAD_REQUEST",
+    "GRAPHQL_VALIDATION",
+    "LIMIT_EXCEEDED",
+    "NOT_FOUND",
+    "PAYLOAD_TOO_LARGE",
+}
 
 
 def collect(strategy: st.SearchStrategy[Any], n: int) -> list[Any]:
