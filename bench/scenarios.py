@@ -57,17 +57,17 @@ from gumem.settings import ROOT
 DEFAULT_SCENARIOS = ROOT.parent / "shared" / "data" / "scenarios" / "dev.json"
 TENANT = "eval-scenarios"
 KEY = "eval-scenarios-key"
-PAGE = 200
+PAGE = 100  # at most GUMEM_MAX_LIST_SIZE (100 by default)
 
 ADD = """mutation($m: [MessageInput!]!) {
   addMessages(messages: $m) { accepted duplicates processed errors { index field reason } } }"""
 DELETE = """mutation($id: ID!) { deleteMessage(id: $id) { counts } }"""
 FORGET = """mutation($u: String!) { forgetUser(userId: $u) { remaining } }"""
 FACTS = """query($u: String!, $o: Int!) {
-  facts(userId: $u, includeInactive: true, limit: 200, offset: $o) {
+  facts(userId: $u, includeInactive: true, limit: 100, offset: $o) {
     id content validity sourceMessageIds } }"""
 TOPICS = """query($u: String!, $o: Int!) {
-  topics(userId: $u, limit: 200, offset: $o) {
+  topics(userId: $u, limit: 100, offset: $o) {
     name factCount summaryCount
     summaries(includeInactive: true) { id content topic validity } } }"""
 MEMORY = """query($u: String!, $q: String!, $now: DateTime) {
