@@ -4,8 +4,10 @@ PY := .venv/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 LOCOMO_OUT ?= bench/results/locomo.json
+SCENARIOS ?= ../shared/data/scenarios/dev.json
+SCENARIOS_OUT ?= bench/results/scenarios.json
 
-.PHONY: install models run test test-unit test-reliability check format format-check lint types neo4j-stop bench bench-locomo schema
+.PHONY: install models run test test-unit test-reliability check format format-check lint types neo4j-stop bench bench-locomo eval-scenarios schema
 
 install: .venv/.installed
 
@@ -57,3 +59,7 @@ bench: install models
 
 bench-locomo: install models
 	$(PY) -m bench.locomo --data $(LOCOMO) --out $(LOCOMO_OUT)
+
+# the scenario suite over GraphQL on a private Neo4j (bolt 7700); EVAL_FLAGS="--case NAME --verbose"
+eval-scenarios: install models
+	$(PY) -m bench.scenarios --scenarios $(SCENARIOS) --out $(SCENARIOS_OUT) $(EVAL_FLAGS)
