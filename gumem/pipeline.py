@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections import defaultdict
@@ -13,6 +14,7 @@ from typing import Any
 
 from extract.behaviour import extract_events
 from extract.facts import extract_chats
+from extract.slots import resolve_slot
 from extract.summaries import build_summaries, summary_key
 from extract.topics import TopicChoice, assign_topics, topic_embedding_text
 from extract.types import Extraction, FactDraft, FactRecord, MessageRecord, Rejection
@@ -111,7 +113,8 @@ class Pipeline:
         extraction = await self._extract(tenant, user_id, pending)
         t1 = time.perf_counter()
         report.rejections = list(extraction.rejections)
-        drafts = {fact_id(tenant, user_id, d): d for d in extraction.facts}
+        facts = await self._resolve_slots(tenant, user_id, list(extraction.facts))
+        drafts = {fact_id(tenant, user_id, d): d for d in facts}
         known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
         chat = [m for m in pending if m.event_type == "message"]
         msg_vec, emb = await asyncio.to_thread(
@@ -143,6 +146,22 @@ class Pipeline:
             report.summaries,
         )
         return report
+
+    async def _resolve_slots(
+        self, tenant: str, user_id: str, drafts: list[FactDraft]
+    ) -> list[FactDraft]:
+        """Bare attribute slots named after the user's known qualified ones (resolve_slot)."""
+        if not any(d.slot and ":" not in d.slot for d in drafts):
+            return drafts
+        known = await gm.active_slots(self.db, tenant, user_id)
+        known += [d.slot for d in drafts if d.slot and ":" in d.slot]
+        out = []
+        for d in drafts:
+            slot = resolve_slot(d.slot, known) if d.slot else None
+            if slot != d.slot:
+                d = dataclasses.replace(d, slot=slot, key=f"{d.kind}:{slot}")
+            out.append(d)
+        return out
 
     def _embed(
         self, chat: list[MessageRecord], fresh: dict[str, FactDraft]
