@@ -2,7 +2,8 @@
 
 Usage: .venv/bin/python bench/locomo_extract.py [path/to/locomo.json] [--json out.json]
 
-Every turn is fed as a user message with metadata speaker = the turn's speaker and self = true (both speakers are remembered).
+Every turn is fed as a user message with metadata speaker = the turn's speaker and
+self = true (both speakers are remembered: a speaker without it is someone else).
 - recall: share of gold ``observation`` facts whose dia_id has at least one GUMem fact;
 - precision: share of GUMem facts that come from a turn with at least one gold fact.
 The data is CC BY-NC: it is read from where the user keeps it, never copied here.

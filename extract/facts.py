@@ -1191,7 +1191,7 @@ def _not_about_user(
             return "no statement about the user"
         if (
             not first
-            and kind in ("fact", "timeline")
+            and kind in ("fact", "timeline", "plan")
             and not any(f[:1] == "v" for _w, f in cut_zh(text))
         ):
             return "small talk: no statement about the user (no verb, no first person)"
@@ -1273,7 +1273,10 @@ def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str 
             not slot
             and subj.pos_ == "NOUN"
             and any(c.dep_ == "poss" for c in subj.children)
-            and verb.lemma_ in _PERSON_VERBS_EN
+            and (
+                verb.lemma_ in _PERSON_VERBS_EN
+                or any(t.lower_ in _THIRD_PRON_EN | {"his", "their"} for t in toks)
+            )
         )
         if person or owned_agent:
             return f"about someone else ({subj.text}), not the user"

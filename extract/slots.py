@@ -78,12 +78,12 @@ def _span_text(toks: list[Token]) -> str:
     return text + ")" if text.count("(") > text.count(")") else text
 
 
-def _subtree(tok: Token, inside: set[int]) -> list[Token]:
+def _subtree(tok: Token, inside: set[int], skip: frozenset[int] = frozenset()) -> list[Token]:
     out: list[Token] = []
     stack = [tok]
     while stack:
         t = stack.pop()
-        if t.i not in inside:
+        if t.i not in inside or t.i in skip:
             continue
         out.append(t)
         stack.extend(c for c in t.children if c.dep_ not in _CUT_DEPS)
@@ -98,7 +98,11 @@ def _value_after(verb: Token, inside: set[int], skip: set[int]) -> str:
             continue
         if c.lower_ in _CHANGE_ADV or (c.dep_ == "advmod" and c.pos_ == "ADV"):
             continue
-        toks += [t for t in _subtree(c, inside) if not (t.dep_ == "det" and t.head.i == c.i)]
+        toks += [
+            t
+            for t in _subtree(c, inside, frozenset(skip))
+            if not (t.dep_ == "det" and t.head.i == c.i)
+        ]
     toks = sorted({t.i: t for t in toks}.values(), key=lambda t: t.i)
     while toks and (toks[0].pos_ == "ADP" or toks[0].lower_ in _CHANGE_ADV):
         toks = toks[1:]
@@ -175,15 +179,20 @@ def make_that_en(toks: list[Token]) -> Slot | None:
         return None
     verb = toks[0]
     inside = {t.i for t in toks}
-    attr = None
-    for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in ("on", "for")):
-        attr = next((g for g in prep.children if g.dep_ == "pobj" and g.pos_ == "NOUN"), None)
-        if attr is not None:
-            break
+    attr, skip = None, set()
+    obj = [c for c in verb.children if c.dep_ == "dobj"]
+    for prep in (
+        c
+        for h in (verb, *obj)
+        for c in h.children
+        if c.dep_ == "prep" and c.lower_ in ("on", "for", "from")
+    ):
+        skip.add(prep.i)
+        found = next((g for g in prep.children if g.dep_ == "pobj" and g.pos_ == "NOUN"), None)
+        attr = attr or found
     if attr is None:
         return None
     key = _en_key(attr)
-    skip = {c.i for c in verb.children if c.dep_ == "prep" and c.lower_ in ("on", "for", "from")}
     value = _value_after(verb, inside, skip)
     return Slot(key, value) if key and value else None
 

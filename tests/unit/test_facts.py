@@ -203,7 +203,9 @@ def test_seed_chat_en(seed_en: list[MessageRecord], en_nlp: Language, zh_nlp: La
 
 
 def test_multi_party_logs(run: Run) -> None:
-    result = run("Don't give up, buddy! Just got some new shoes, too!", speaker="Melanie", self=True)
+    result = run(
+        "Don't give up, buddy! Just got some new shoes, too!", speaker="Melanie", self=True
+    )
     assert [f.content for f in result.facts] == ["Melanie just got some new shoes, too"]
     assert any("other party" in r.reason for r in result.rejections)
 
