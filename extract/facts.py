@@ -64,6 +64,7 @@ _WE_ZH = rx.compile(r"我们|咱们")
 _I_ZH = rx.compile(r"我|本人")
 _BUDGET_LEAD_ZH = rx.compile(r"^预算\s*([\d一二两三四五六七八九十百千万¥￥$])")
 _NON_WORD = rx.compile(r"[^\w]+")
+_HAN = rx.compile(r"[\u4e00-\u9fff]")
 
 
 # --- lexicons: discourse markers, chit-chat, questions ------------------------------------
@@ -703,7 +704,7 @@ def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str |
     found = _slot_zh(doc, start, text) if zh else _slot_en(doc, start, text)
     if found[0] is not None:
         return found
-    if zh:
+    if zh or _HAN.search(text):  # code-switched clauses parse better by the Chinese rules
         general = slot_zh(text)
     else:
         toks = _content_tokens(_tokens(doc, start, end))
@@ -1239,7 +1240,7 @@ _THIRD_PRON_ZH = ("他", "她", "他们", "她们")
 
 def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str | None:
     """Why a clause is not a fact about the user: hypothetical, or someone else's."""
-    if lang == "zh":
+    if lang == "zh" or _HAN.search(text):
         return _not_the_users_zh(text, slot)
     for t in toks:
         if t.dep_ == "mark" and t.lower_ == "if":
