@@ -1,8 +1,8 @@
 """LoCoMo evidence retrieval: GUMem recall vs BM25 and dense retrieval over the raw turns.
 
 Each conversation becomes one user's memory (user id = sample_id, one session per LoCoMo
-session, role "user", metadata {"speaker": name}, turns a minute apart from the session's
-date time). Each question is a recall with now = one minute after the last turn.
+session, role "user", metadata {"speaker": name, "self": true}, turns a minute apart from
+the session's date time). Each question is a recall with now = one minute after the last turn.
 
 GUMem is asked once per question (recall(limit=20)); each system's one ranking is cut
 at k = 5, 10, 20. Rank budget: GUMem's ranked items are expanded into their distinct
@@ -98,7 +98,7 @@ def load_conversation(conv: dict[str, Any]) -> tuple[str, list[dict[str, Any]], 
                     "timestamp": ts.isoformat(),
                     "eventType": "message",
                     "page": "chat",
-                    "metadata": {"speaker": t.get("speaker")},
+                    "metadata": {"speaker": t.get("speaker"), "self": True},
                 }
             )
             last = ts if last is None else max(last, ts)

@@ -2,7 +2,8 @@
 
 Usage: .venv/bin/python bench/locomo_extract.py [path/to/locomo.json] [--json out.json]
 
-Every turn is fed as a user message with metadata speaker = the turn's speaker.
+Every turn is fed as a user message with metadata speaker = the turn's speaker and
+self = true (both speakers are remembered: a speaker without it is someone else).
 - recall: share of gold ``observation`` facts whose dia_id has at least one GUMem fact;
 - precision: share of GUMem facts that come from a turn with at least one gold fact.
 
@@ -79,7 +80,7 @@ def load(path: Path) -> tuple[list[MessageRecord], dict[str, int], int]:
                         role="user",
                         content=turn.get("text", ""),
                         timestamp=ts,
-                        metadata={"speaker": turn["speaker"]},
+                        metadata={"speaker": turn["speaker"], "self": True},
                     )
                 )
         for per_speaker in conv.get("observation", {}).values():

@@ -1,5 +1,6 @@
 // Merge extracted Facts with their SOURCE edges and entities; newer facts on a slot
-// supersede older active ones (kept, marked superseded, linked by SUPERSEDES).
+// supersede older active ones (kept, marked superseded, linked by SUPERSEDES). "Older" is
+// by valid_from, the time of the earliest source Message; valid_to is set on superseding.
 // A row whose source Messages are not all there (deleted meanwhile) writes nothing.
 // `provenance`: one JSON record per contribution (its sources, anchors, time range),
 // so a deletion can re-derive what a kept Fact holds from its remaining sources.
@@ -33,7 +34,9 @@ SET f.source_message_ids = [m IN sources | m.message_id] +
       CASE WHEN m.session_id IN acc THEN acc ELSE acc + m.session_id END),
     f.event_types = reduce(acc = [], m IN sources | acc + m.event_type),
     f.anchors = reduce(acc = f.anchors, a IN row.anchors |
-      CASE WHEN a IN acc THEN acc ELSE acc + a END)
+      CASE WHEN a IN acc THEN acc ELSE acc + a END),
+    f.valid_from = coalesce(reduce(acc = f.valid_from, m IN sources |
+      CASE WHEN acc IS NULL OR m.timestamp < acc THEN m.timestamp ELSE acc END), f.time_start)
 WITH f, row
 CALL (f, row) {
   UNWIND row.entities AS e
@@ -48,10 +51,11 @@ CALL (f, row) {
   OPTIONAL MATCH (newer:Fact)
   WHERE row.slot IS NOT NULL AND newer.tenant = $tenant AND newer.user_id = $user_id
     AND newer.slot = row.slot AND newer.validity = 'active' AND newer.fact_id <> f.fact_id
-    AND newer.time_end > f.time_end AND f.validity = 'active'
-  WITH f, newer ORDER BY newer.time_end DESC LIMIT 1
+    AND coalesce(newer.valid_from, newer.time_end) > f.valid_from AND f.validity = 'active'
+  WITH f, newer ORDER BY coalesce(newer.valid_from, newer.time_end) DESC LIMIT 1
   FOREACH (n IN CASE WHEN newer IS NULL THEN [] ELSE [newer] END |
-    SET f.validity = 'superseded', f.superseded_at = $now
+    SET f.validity = 'superseded', f.superseded_at = $now,
+      f.valid_to = coalesce(n.valid_from, n.time_end)
     MERGE (n)-[:SUPERSEDES]->(f))
   RETURN count(newer) AS late
 }
@@ -60,8 +64,8 @@ CALL (f, row) {
   MATCH (old:Fact)
   WHERE row.slot IS NOT NULL AND old.tenant = $tenant AND old.user_id = $user_id
     AND old.slot = row.slot AND old.validity = 'active' AND old.fact_id <> f.fact_id
-    AND old.time_end <= f.time_end AND f.validity = 'active'
-  SET old.validity = 'superseded', old.superseded_at = $now
+    AND coalesce(old.valid_from, old.time_end) <= f.valid_from AND f.validity = 'active'
+  SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from
   MERGE (f)-[:SUPERSEDES]->(old)
   RETURN collect(old.fact_id) AS superseded
 }

@@ -19,6 +19,7 @@ from spacy.tokens import Doc, Token
 from extract import rx
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
 from extract.nlp import doc_text, entity_refs, ents_in, gazetteer_lookup
+from extract.slots import cut_zh, make_that_en, retracts_en, retracts_zh, slot_en, slot_zh
 from extract.types import (
     EntityRef,
     Extraction,
@@ -63,6 +64,7 @@ _WE_ZH = rx.compile(r"我们|咱们")
 _I_ZH = rx.compile(r"我|本人")
 _BUDGET_LEAD_ZH = rx.compile(r"^预算\s*([\d一二两三四五六七八九十百千万¥￥$])")
 _NON_WORD = rx.compile(r"[^\w]+")
+_HAN = rx.compile(r"[\u4e00-\u9fff]")
 
 
 # --- lexicons: discourse markers, chit-chat, questions ------------------------------------
@@ -74,7 +76,7 @@ _LEAD_EN = _rx(
     r"(?:hi|hello|hey)(?:\s+[A-Z][a-z]+)?)\b[\s,:!.-]*)"
 )
 _CORR_EN = _rx(
-    r"^(?:(?:correction|update|to correct|to clarify|oops|my mistake|sorry|wait)\b\s*[:,!-]\s*"
+    r"^(?:(?:correction|update|to correct|to clarify|oops|my mistake|sorry|wait)\b\s*[:,!：，-]\s*"
     r"|(?:sorry,?\s*)?(?:i meant|i mean|what i meant (?:was|is)|let me correct (?:that|myself)|"
     r"i was wrong)\b[\s,:]*|no[,!]\s+)"
 )
@@ -85,7 +87,7 @@ _LEAD_ZH = rx.compile(
     r"你好|您好|嗨)[，,：:\s!！]*"
 )
 _CORR_ZH = rx.compile(
-    r"^(?:(?:更正|纠正|修正|订正|更新一下|改一下)[:：，,\s]*"
+    r"^(?:(?:(?:更正|纠正|修正|订正)(?:一下)?|(?:更新|改)一下|(?i:update|correction))[:：，,\s]*"
     r"|(?:不对|错了|说错了|我说错了|刚才说错了|抱歉|不好意思)(?:[，,：:!！\s]+|$)|(?:应该是|其实是)\s*)"
 )
 _ACTUALLY_ZH = rx.compile(r"^其实[，,\s]*")
@@ -723,9 +725,15 @@ def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str |
     m = (_WEAR_ZH if zh else _WEAR_EN).search(text)
     if m:
         return "size", m.group("v").upper()
-    if zh:
-        return _slot_zh(doc, start, text)
-    return _slot_en(doc, start, text)
+    found = _slot_zh(doc, start, text) if zh else _slot_en(doc, start, text)
+    if found[0] is not None:
+        return found
+    if zh or _HAN.search(text):  # code-switched clauses parse better by the Chinese rules
+        general = slot_zh(text)
+    else:
+        toks = _content_tokens(_tokens(doc, start, end))
+        general = slot_en(toks) or make_that_en(toks)
+    return (general.key, general.value) if general else (None, None)
 
 
 def _group(m: rx.Match) -> str:
@@ -1011,7 +1019,9 @@ def _template_en(slot: str, value: str, money_text: str | None, subject: str) ->
         )
     if base == "home_city":
         return f"{subject} lives in {value}"
-    return f"{subject}'s {base.replace('_', ' ')} is {value}"
+    qual = slot.partition(":")[2]
+    name = f"{qual} {base}" if qual and base != "allergy" else base
+    return f"{subject}'s {name.replace('_', ' ')} is {value}"
 
 
 def _wording_en(
@@ -1127,6 +1137,9 @@ def _analyse(
             msg, "question to the agent" if question else "request to the agent", raw.strip()
         )
     toks = [] if zh else _tokens(doc, start, end)
+    reason = _not_the_users(text, toks, lang, slot is not None)
+    if reason:
+        return _reject(msg, reason, raw.strip())
     kind, polarity = _kind_zh(text) if zh else _kind_en(text, toks)
     if slot:
         kind = SLOT_KIND.get(slot.split(":", 1)[0], kind)
@@ -1145,13 +1158,29 @@ def _analyse(
             if (question or request) and slot
             else _wording_zh(text, subject, kind, slot)
         )
+    elif slot and make_that_en(_content_tokens(toks)) is not None:
+        money = _money(doc, start, end)  # "make that 14 on payment terms": no cue words
+        content = _template_en(slot, value or "", money[1] if money else None, subject)
+        content = content[:1].upper() + content[1:]
     elif (question or request) and slot:
         money = _money(doc, start, end)
         content = _template_en(slot, value or "", money[1] if money else None, subject)
         content = content[:1].upper() + content[1:]
     else:
         content = _wording_en(doc, start, end, subject, slot, value)
-    correction = correction or correction_in_sentence or bool(msg.metadata.get("correction"))
+    if zh and (slot or correction):
+        content = _CHANGE_ADV_ZH.sub(
+            "", content
+        )  # "欧洲团队以后默认 Paris" -> "欧洲团队默认 Paris"
+    retracts = retracts_zh(text) if zh else retracts_en(_content_tokens(toks))
+    changed = bool(slot) and bool((_CHANGE_ZH if zh else _CHANGE_EN).search(text))
+    correction = (
+        correction
+        or correction_in_sentence
+        or changed
+        or bool(retracts)
+        or bool(msg.metadata.get("correction"))
+    )
     ents = entity_refs(doc, start, end)
     span = time_range(text, msg.timestamp, future=kind == "plan")
     t_start, t_end = span if span else (msg.timestamp, msg.timestamp)
@@ -1172,6 +1201,7 @@ def _analyse(
         is_correction=correction,
         key=_key(kind, slot, content),
         anchors=anchors,
+        retracts=retracts,
     )
 
 
@@ -1184,6 +1214,12 @@ def _not_about_user(
             return "about the other party, not the user"
         if not first and not _PRED_START_ZH.match(text) and kind == "fact":
             return "no statement about the user"
+        if (
+            not first
+            and kind in ("fact", "timeline", "plan")
+            and not any(f[:1] == "v" for _w, f in cut_zh(text))
+        ):
+            return "small talk: no statement about the user (no verb, no first person)"
         return None
     first = any(_first_person(t) for t in toks) or _implied_subject(toks) is not None
     first_subject = any(_first_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in toks)
@@ -1200,6 +1236,99 @@ def _not_about_user(
         return "no statement about the user"
     if not _concrete_en(toks):
         return "no concrete content"
+    return None
+
+
+# --- whose fact: the user's own, stated as true ----------------------------------------------
+
+_CHANGE_EN = _rx(
+    r"\b(?:now|instead|no longer|switched|moved|changed|from now on|make that|change it to|"
+    r"anymore|new)\b"
+)
+_CHANGE_ZH = rx.compile(r"改成|换成|改为|改到|换到|变成|不再|现在|搬到|以后|今后|从现在起|新的")
+_CHANGE_ADV_ZH = rx.compile(r"从今以后|从现在起|以后|今后")
+_THIRD_PRON_EN = {"he", "she", "they", "him", "her", "them"}
+_MODALS_EN = {"would", "'d", "might", "could"}
+# verbs whose subject is a person: feeling, wanting, saying
+_PERSON_VERBS_EN = _LIKE_LEMMAS | _AVOID_LEMMAS | {
+    "want", "think", "say", "tell", "keep", "suggest", "recommend", "feel", "believe",
+    "wish", "hope", "need", "ask", "insist",
+}  # fmt: skip
+_HYPO_ZH = rx.compile(r"^(?:要是|假如|万一|假设|倘若|若是|如果.*的话)|的话[，,\s]")
+_PERSON_VERBS_ZH = rx.compile(
+    r"^(?:也|都|一直|总是|很|最|特别|比较|还|就|不太|不)*(?:喜欢|爱|讨厌|觉得|认为|说|建议|推荐|"
+    r"偏好|希望|想|要|让|叫|嫌)"
+)
+_THIRD_PRON_ZH = ("他", "她", "他们", "她们")
+
+
+def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str | None:
+    """Why a clause is not a fact about the user: hypothetical, or someone else's."""
+    if lang == "zh" or _HAN.search(text):
+        return _not_the_users_zh(text, slot)
+    for t in toks:
+        if t.dep_ == "mark" and t.lower_ == "if":
+            cond = t.head
+            main = cond.head if cond.dep_ == "advcl" else cond
+            if (
+                any(c.lower_ == "ever" for c in cond.children)
+                or cond.lower_ == "were"
+                or any(c.lower_ in _MODALS_EN for c in main.children if c.dep_ == "aux")
+            ):
+                return "hypothetical (conditional), not a fact about the user"
+    ids = {t.i for t in toks}
+    mains = [t for t in toks if t.head.i not in ids or t.dep_ == "ROOT"]
+    for verb in mains:
+        subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subj is None:
+            continue
+        if _first_person(subj):
+            wish = verb.lemma_ in ("hope", "wish")
+            comp = next((c for c in verb.children if c.dep_ == "ccomp"), None)
+            inner = next((c for c in comp.children if c.dep_ == "nsubj"), None) if comp else None
+            if wish and inner is not None and not _first_person(inner):
+                return "a wish about someone else, not a fact about the user"
+            return None
+        person = (
+            subj.lower_ in _THIRD_PRON_EN
+            or subj.ent_type_ == "PERSON"
+            or any(c.dep_ == "appos" and c.pos_ == "PROPN" for c in subj.children)
+        )
+        owned_agent = (
+            not slot
+            and subj.pos_ == "NOUN"
+            and any(c.dep_ == "poss" for c in subj.children)
+            and (
+                verb.lemma_ in _PERSON_VERBS_EN
+                or any(t.lower_ in _THIRD_PRON_EN | {"his", "their"} for t in toks)
+            )
+        )
+        if person or owned_agent:
+            return f"about someone else ({subj.text}), not the user"
+        return None
+    return None
+
+
+def _not_the_users_zh(text: str, slot: bool) -> str | None:
+    if _HYPO_ZH.search(text):
+        return "hypothetical (conditional), not a fact about the user"
+    words = [(w, f) for w, f in cut_zh(text) if w.strip()]
+    if words and words[0][0] in _THIRD_PRON_ZH:
+        return f"about someone else ({words[0][0]}), not the user"
+    if slot or len(words) < 3 or words[0][0] not in ("我", "我们"):
+        return None
+    i = 1 + (words[1][0] == "的")
+    nouns = []
+    while i < len(words) and words[i][1][:1] in ("n", "r") and words[i][0] not in ("我", "自己"):
+        nouns.append(words[i][0])
+        i += 1
+        if i < len(words) and words[i][0] == "的":
+            i += 1
+    if not nouns:
+        return None
+    rest = "".join(w for w, _f in words[i:])
+    if _PERSON_VERBS_ZH.match(rest) or any(w in _THIRD_PRON_ZH for w, _f in words[i:]):
+        return f"about someone else ({''.join(nouns)}), not the user"
     return None
 
 
@@ -1230,7 +1359,16 @@ def _precheck(msg: MessageRecord) -> Extraction | None:
         return Extraction(facts=(), rejections=(_reject(msg, reason),))
     if not msg.content.strip():
         return Extraction(facts=(), rejections=(_reject(msg, "empty message"),))
+    if other_speaker(msg):
+        reason = "said by another speaker, not the user"
+        return Extraction(facts=(), rejections=(_reject(msg, reason),))
     return None
+
+
+def other_speaker(msg: MessageRecord) -> bool:
+    """The metadata names a speaker who is not the user (``"self": true`` says it is)."""
+    speaker = msg.metadata.get("speaker")
+    return bool(speaker) and msg.metadata.get("self") is not True and speaker != msg.user_id
 
 
 def extract_chat(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Extraction:

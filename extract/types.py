@@ -71,6 +71,7 @@ class FactDraft:
     is_correction: bool = False
     key: str = ""  # stable identity within a user: "kind:slot" or normalised content
     anchors: tuple[str, ...] = ()  # business ids (order, booking) seen in the sources
+    retracts: tuple[str, ...] = ()  # words of what stops being true ("no longer X")
 
 
 @dataclass(frozen=True)

@@ -174,6 +174,20 @@ async def write_facts(
             if rows
             else []
         )
+        retracted = [
+            {"fact_id": f.fact_id, "words": list(f.draft.retracts)}
+            for f in facts
+            if f.draft.retracts
+        ]
+        if retracted:
+            out += await tx_rows(
+                tx,
+                query("supersede_retracted"),
+                rows=retracted,
+                tenant=tenant,
+                user_id=user_id,
+                now=now,
+            )
         await tx_rows(
             tx,
             query("mark_processed"),
@@ -187,6 +201,11 @@ async def write_facts(
         return [s for r in out for s in r["superseded"]]
 
     return await db.write(work)
+
+
+async def active_slots(db: Database, tenant: str, user_id: str) -> list[str]:
+    rows = await db.rows(query("active_slots"), tenant=tenant, user_id=user_id)
+    return [r["slot"] for r in rows]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.db import Database, instants
-from graph.ingest import scope_token
+from graph.ingest import message_uid, scope_token
 from graph.queries import query
 
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
@@ -55,3 +55,15 @@ async def candidates(
     )
     out: dict[str, Any] = instants(rows[0])
     return out
+
+
+async def corrected_messages(
+    db: Database, tenant: str, ids: list[str]
+) -> dict[str, list[tuple[str, str]]]:
+    """Message id -> (fact id, content) of the active Facts that replaced what it said."""
+    if not ids:
+        return {}
+    rows = await db.rows(
+        query("corrected_messages"), tenant=tenant, uids=[message_uid(tenant, i) for i in ids]
+    )
+    return {r["message_id"]: [(x["fact_id"], x["content"]) for x in r["replaced_by"]] for r in rows}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections import defaultdict
@@ -14,6 +15,7 @@ from typing import Any
 
 from extract.behaviour import extract_events
 from extract.facts import extract_chats
+from extract.slots import resolve_slot
 from extract.summaries import build_summaries, summary_key
 from extract.topics import TopicChoice, assign_topics, topic_embedding_text
 from extract.types import Extraction, FactDraft, FactRecord, MessageRecord, Rejection
@@ -158,7 +160,8 @@ class Pipeline:
         extraction = await self._extract(tenant, user_id, pending)
         t1 = time.perf_counter()
         report.rejections = list(extraction.rejections)
-        groups = group_drafts(tenant, user_id, extraction.facts)
+        facts = await self._resolve_slots(tenant, user_id, list(extraction.facts))
+        groups = group_drafts(tenant, user_id, facts)
         drafts = {fid: merge_drafts(parts) for fid, parts in groups.items()}
         known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
         chat = [m for m in pending if m.event_type == "message"]
@@ -194,6 +197,22 @@ class Pipeline:
             report.summaries,
         )
         return report
+
+    async def _resolve_slots(
+        self, tenant: str, user_id: str, drafts: list[FactDraft]
+    ) -> list[FactDraft]:
+        """Bare attribute slots named after the user's known qualified ones (resolve_slot)."""
+        if not any(d.slot and ":" not in d.slot for d in drafts):
+            return drafts
+        known = await gm.active_slots(self.db, tenant, user_id)
+        known += [d.slot for d in drafts if d.slot and ":" in d.slot]
+        out = []
+        for d in drafts:
+            slot = resolve_slot(d.slot, known) if d.slot else None
+            if slot != d.slot:
+                d = dataclasses.replace(d, slot=slot, key=f"{d.kind}:{slot}")
+            out.append(d)
+        return out
 
     def _embed(
         self, chat: list[MessageRecord], fresh: dict[str, FactDraft]

@@ -46,6 +46,7 @@ class Item:
     timestamp: datetime | None = None
     source_fact_ids: list[str] = field(default_factory=list)
     source_message_ids: list[str] = field(default_factory=list)
+    replaced_by: list[tuple[str, str]] = field(default_factory=list)  # (fact id, content)
 
 
 @dataclass
@@ -185,12 +186,15 @@ def assemble(
     facts: dict[str, dict[str, Any]],
     query: str,
     weights: Weights,
+    corrected: dict[str, list[tuple[str, str]]] | None = None,
 ) -> Recall:
-    """Build the context from a plan (pure; graph/ fetched `facts`, those of p.fact_ids()).
+    """Build the context from a plan (pure; graph/ fetched `facts`, those of p.fact_ids(),
+    and `corrected`: the Messages whose Facts were superseded, with their replacements).
 
     The best Summary leads (recall enters through Topic → Summary); the other shown
     Summaries, Facts and Messages follow by fused score. A Message already cited by a
-    chosen Fact is not repeated."""
+    chosen Fact is not repeated; a Message with a superseded value says so on its line."""
+    corrected = corrected or {}
     score_of = {r.id: r.score for r in p.evidence}
     backs = {f: s["summary_id"] for _r, s in p.summaries for f in s["source_facts"]}
     messages = {m["message_id"]: m for m in c["messages"]} | {
@@ -238,6 +242,7 @@ def assemble(
                     f"message close to the query ({r.why()})",
                     timestamp=m["timestamp"],
                     source_message_ids=[r.id],
+                    replaced_by=corrected.get(r.id, []),
                 )
             )
     shown = {it.id for it in mid}
@@ -265,6 +270,7 @@ def assemble(
             "recent in this session",
             timestamp=m["timestamp"],
             source_message_ids=[m["message_id"]],
+            replaced_by=corrected.get(m["message_id"], []),
         )
         for m in reversed(c["recent"])
     ]
@@ -370,8 +376,20 @@ def format_context(
             if it.kind == "fact" and it.id not in placed:
                 lines.append(fact_line(it, ""))
             elif it.kind == "message":
-                lines.append(f"- [{it.id}] {inline(it.content)}")
+                lines.append(_message_line(it, lang))
     if short:
         lines.append(f"## {h_short}")
-        lines += [f"- [{it.id}] {inline(it.content)}" for it in short]
+        lines += [_message_line(it, lang) for it in short]
     return "\n".join(lines)
+
+
+def _message_line(it: Item, lang: str) -> str:
+    """A raw Message; one whose value was corrected names the Fact that replaced it."""
+    line = f"- [{it.id}] {inline(it.content)}"
+    if not it.replaced_by:
+        return line
+    if lang == "zh":
+        now = "；".join(f"{inline(c)}（{f}）" for f, c in it.replaced_by)
+        return f"{line}（已更正为：{now}）"
+    now = "; ".join(f"{f}: {inline(c)}" for f, c in it.replaced_by)
+    return f"{line} (superseded by {now})"

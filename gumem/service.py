@@ -132,7 +132,11 @@ class Memory:
         p = plan(c, parse_time_cue(query, now), limit or self.settings.recall_limit, weights)
         ids = p.fact_ids()
         facts = await reads.facts(self.db, tenant, ids) if ids else {}
-        return assemble(p, c, facts, query, weights)
+        shown = {
+            m["message_id"] for part in ("messages", "message_hits", "recent") for m in c[part]
+        }
+        corrected = await grecall.corrected_messages(self.db, tenant, sorted(shown))
+        return assemble(p, c, facts, query, weights, corrected)
 
     async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[Any]:
         return await reads.topics_of_user(self.db, tenant, user_id, limit, offset)

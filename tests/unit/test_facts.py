@@ -122,10 +122,13 @@ def test_wording_is_third_person(run: Run) -> None:
 
 
 def test_speaker_name_is_the_subject(run: Run) -> None:
-    (fact,) = run("I'm planning to move to Toronto next month.", speaker="Caroline").facts
+    # "self": the named speaker is a person whose memory this is (LoCoMo's two speakers)
+    (fact,) = run(
+        "I'm planning to move to Toronto next month.", speaker="Caroline", self=True
+    ).facts
     assert fact.content.startswith("Caroline is planning")
     assert fact.kind == "plan" and fact.time_start.month == 12
-    (zh,) = run("我下周想去柏林", speaker="小王").facts
+    (zh,) = run("我下周想去柏林", speaker="小王", self=True).facts
     assert zh.content.startswith("小王")
 
 
@@ -200,7 +203,9 @@ def test_seed_chat_en(seed_en: list[MessageRecord], en_nlp: Language, zh_nlp: La
 
 
 def test_multi_party_logs(run: Run) -> None:
-    result = run("Don't give up, buddy! Just got some new shoes, too!", speaker="Melanie")
+    result = run(
+        "Don't give up, buddy! Just got some new shoes, too!", speaker="Melanie", self=True
+    )
     assert [f.content for f in result.facts] == ["Melanie just got some new shoes, too"]
     assert any("other party" in r.reason for r in result.rejections)
 

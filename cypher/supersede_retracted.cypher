@@ -1,0 +1,14 @@
+// A Fact that retracts something ("no longer at the food bank", 不再喝拿铁) supersedes the
+// user's older active Facts whose content carries every retracted word, from other Messages.
+UNWIND $rows AS row
+MATCH (f:Fact {fact_id: row.fact_id})
+WHERE f.tenant = $tenant AND f.validity = 'active'
+MATCH (old:Fact)
+WHERE old.tenant = $tenant AND old.user_id = $user_id AND old.validity = 'active'
+  AND old.fact_id <> f.fact_id
+  AND coalesce(old.valid_from, old.time_start) <= f.valid_from
+  AND NOT any(s IN old.source_message_ids WHERE s IN f.source_message_ids)
+  AND all(w IN row.words WHERE toLower(old.content) CONTAINS toLower(w))
+SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from
+MERGE (f)-[:SUPERSEDES]->(old)
+RETURN collect(old.fact_id) AS superseded
