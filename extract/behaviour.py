@@ -448,7 +448,9 @@ def _filters(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactD
         support = [s for s in group if s.value == value]
         lang = _lang_of(support)
         raw = next(s.raw_value for s in reversed(support) if s.raw_value) or value or ""
-        name = next(s.field_name for s in reversed(support) if s.field_name) or fld
+        names = [s.field_name for s in support if s.field_name]
+        same = [s.field_name for s in support if s.field_name and detect_lang(s.field_name) == lang]
+        name = (same or names or [fld])[-1]
         spec = next((f for f in b.pack.fields if f.id == fld), None)
         slot = (spec.slot if spec else None) or f"filter:{fld}"
         extra = []
@@ -475,6 +477,7 @@ def _filters(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactD
 
 
 _LOOKS = ("view", "click", "favorite", "dwell", "search")
+_JOIN = "\x1f"  # between the facets of one merged evidence key
 
 
 def _evidence(b: _Builder, signals: list[_Signal]) -> dict[str, _Evidence]:
@@ -497,6 +500,16 @@ def _evidence(b: _Builder, signals: list[_Signal]) -> dict[str, _Evidence]:
     for key in [k for k in ev if k.startswith("word=")]:
         if len({_norm(s.item or "") for s in ev[key].signals}) < 2:
             del ev[key]
+    # facets the same events share are one trait ("brand=X" and "type=Y": a Y by X)
+    merged: dict[tuple[str, ...], str] = {}
+    for key in [k for k in ev if "=" in k and not k.startswith("word=")]:
+        ids = ev[key].ids()
+        if ids in merged:
+            ev[merged[ids] + _JOIN + key] = ev.pop(merged[ids])
+            ev.pop(key)
+            merged[ids] = merged[ids] + _JOIN + key
+        else:
+            merged[ids] = key
     return ev
 
 
@@ -507,12 +520,18 @@ def _display(
     if key.startswith("word="):
         return key.split("=", 1)[1], False
     if "=" in key:
-        facet, _ = key.split("=", 1)
-        value = next(
-            (v for s in reversed(signals) for k, v in s.facets if f"{k}={fold(v)}" == key), key
-        )
-        spec = b.pack.field_by_alias.get(facet)
-        return value, facet == "category" or (spec is not None and spec.id == "category")
+        words, noun = [], False
+        for part in key.split(_JOIN):
+            facet = part.split("=", 1)[0]
+            words.append(
+                next(
+                    (v for s in reversed(signals) for k, v in s.facets if f"{k}={fold(v)}" == part),
+                    part,
+                )
+            )
+            spec = b.pack.field_by_alias.get(facet)
+            noun = noun or facet == "category" or (spec is not None and spec.id == "category")
+        return " ".join(words), noun and len(words) == 1
     return _attr_display(b.pack, key, lang, raw), False
 
 
@@ -563,7 +582,7 @@ def _attributes(
                 content=_attr_text(dominant, display, cat, lang, item),
                 kind="preference",
                 signals=e.signals,
-                key=f"preference:attribute:{_slug(attr)}",
+                key=f"preference:attribute:{_slug(attr.replace(_JOIN, '+'))}",
                 confidence=conf,
                 polarity="likes",
                 label_text=f"{display} {cat or ''}",

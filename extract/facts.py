@@ -278,7 +278,7 @@ _NEG_EN = _rx(r"\b(?:nothing|no|not|never|none)\b")
 # zh clauses starting like this have an implied "我" subject
 _PRED_START_ZH = rx.compile(
     r"^(?:想|要|打算|准备|计划|喜欢|偏好|讨厌|不|别|没|最好|希望|主要|经常|通常|一般|每|常|预算|尺码|"
-    r"鞋码|住|在|是|叫|做|会|能|可以|需要|只|还|也|都|刚|已经|正在|一直|从来|很|比较|更|大概|平时|"
+    r"住|在|是|叫|做|会|能|可以|需要|只|还|也|都|刚|已经|正在|一直|从来|很|比较|更|大概|平时|"
     r"去|来|买|用|穿|跑|吃|喝|看|玩|学|工作|爱|怕|觉得|认为|感觉|今天|昨天|前天|明天|后天|上周|下周|"
     r"这周|本周|周末|最近|以后|之前|现在|目前|刚才|今年|去年|明年|早上|晚上)"
 )
@@ -967,7 +967,7 @@ def _wording_en(
     elif _is_imperative(toks):
         out = _imperative_en(doc, start, end, subject)
     elif _has_subject(_content_tokens(toks)):
-        out = text  # a statement about something else the user set ("The Europe team ...")
+        out = text  # a statement about something else the user set ("The design team ...")
     elif slot and value:
         money = _money(doc, start, end)
         out = _template_en(slot, value, money[1] if money else None, subject)

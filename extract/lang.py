@@ -14,7 +14,7 @@ LATIN_RE = rx.compile(r"[A-Za-z]")
 
 
 def fold(text: str) -> str:
-    """The key a word is looked up by: NFKC, then case folding ("ſhanghai" -> "shanghai").
+    """The key a word is looked up by: NFKC, then case folding ("ſun" -> "sun").
 
     Tables keyed by words store folded keys, and every lookup folds what it looks up, so a
     case-insensitive regex hit always finds its row (``str.lower`` misses "ſ", "K", "İ")."""
@@ -352,7 +352,8 @@ _NON_WORD = rx.compile(r"[^\w]+")
 
 
 def team_slug(team: str) -> str:
-    """ "欧洲团队" / "the Europe team" -> "europe_team" (region words: the packs' team_regions)."""
+    """ "设计团队" / "the design team" -> "设计_team" / "design_team"; region words map through the
+    packs' team_regions, so one region named in two languages gives one slot."""
     from extract.packs import current  # extract.packs imports this module
 
     key = _TEAM_ARTICLE.sub("", fold(team.strip()))

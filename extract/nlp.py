@@ -1,7 +1,7 @@
 """spaCy pipelines for English and Chinese, with GUMem's rules for gazetteer names, prices, sizes.
 
 Gazetteer names (cities, brands, ...) and size words come from the domain packs
-(extract/packs). Normalised entity values travel in the span id (``ent.id_``): gazetteer
+(extract/packs). Normalised entity values are carried in the span id (``ent.id_``): gazetteer
 names get their canonical name, prices "<=800" / "500-800" / "800", sizes "42".
 """
 
@@ -223,7 +223,8 @@ def _merge_ents(doc: Doc, spans: list[Span]) -> Doc:
 @Language.component("gumem_zh_entities")
 def zh_entities(doc: Doc) -> Doc:
     """Regex entities for Chinese: jieba splits numbers and names too unpredictably for
-    token patterns ("八百元" is one token, "缓震" two), so this works on characters."""
+    token patterns ("八百元" is one token, a two-character word may be two), so this works
+    on characters."""
     rules = _zh_rules(current())
     return _merge_ents(doc, _rule_spans(doc, rules, gazetteer=True, token_start_only=True))
 
@@ -334,7 +335,7 @@ def iter_docs(nlp: Language, texts: Iterable[str], batch_size: int = 64) -> Iter
 
 
 def gazetteer_lookup(text: str) -> tuple[str, str] | None:
-    """(label, canonical name) for a gazetteer alias of the current packs ("柏林" -> GPE Berlin)."""
+    """(label, canonical name) for a gazetteer alias of the current packs, else None."""
     table = current().gazetteer
     key = fold(text.strip())
     hit = table.get(key)

@@ -200,7 +200,7 @@ def _context_wins(
     scores: Mapping[str, float], ctx: str, own: tuple[str, Method, float] | None
 ) -> bool:
     """Join the context's Topic when the fact also hints at it and its own match is weak:
-    "跑步" (health) in a running-shoe session goes with the shoes."""
+    a cue of one Topic in a session about another Topic goes with the session."""
     hint = scores.get(ctx, 0.0)
     if hint <= 0 or (own is not None and own[0] == ctx):
         return False
