@@ -230,7 +230,11 @@ def _read(path: Path) -> PackFile:
     try:
         data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"pack file {path}: cannot read it ({type(exc).__name__})") from exc
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(
+            f"pack file {path}: cannot read it{where} ({type(exc).__name__})"
+        ) from exc
     if not isinstance(data, dict):
         raise ConfigError(f"pack file {path}: the top level must be a mapping")
     try:
