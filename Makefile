@@ -1,11 +1,13 @@
-# GUMem. `make run` serves the API; `make test` is what CI runs (.ci/run).
+# GUMem. `make run` serves the API; `make check` (format, lint, types, `make test`) is what CI runs (.ci/run).
 SHELL := /bin/bash
 PY := .venv/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 LOCOMO_OUT ?= bench/results/locomo.json
+SCENARIOS ?= ../shared/data/scenarios/dev.json
+SCENARIOS_OUT ?= bench/results/scenarios.json
 
-.PHONY: install models run test test-unit test-reliability check format lint types neo4j-stop bench bench-locomo schema
+.PHONY: install models run test test-unit test-reliability check format format-check lint types neo4j-stop bench bench-locomo eval-scenarios schema
 
 install: .venv/.installed
 
@@ -34,13 +36,17 @@ test-reliability: install models
 format: install
 	$(PY) -m ruff format gumem graph api extract tests bench
 
+format-check: install
+	$(PY) -m ruff format --check gumem graph api extract tests bench
+
 lint: install
 	$(PY) -m ruff check gumem graph api extract tests bench
 
 types: install
 	$(PY) -m mypy
 
-check: format lint types test
+# CI (.ci/run): formatting, lint and types hold on main, then the README's test command
+check: format-check lint types test
 
 schema: install
 	$(PY) -m api.export > schema.graphql
@@ -53,3 +59,7 @@ bench: install models
 
 bench-locomo: install models
 	$(PY) -m bench.locomo --data $(LOCOMO) --out $(LOCOMO_OUT)
+
+# the scenario suite over GraphQL on a private Neo4j (bolt 7700); EVAL_FLAGS="--case NAME --verbose"
+eval-scenarios: install models
+	$(PY) -m bench.scenarios --scenarios $(SCENARIOS) --out $(SCENARIOS_OUT) $(EVAL_FLAGS)

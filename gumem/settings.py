@@ -5,13 +5,16 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gumem.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
+DEV_PASSWORD = "gumem-dev-password"
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 
 
 class Settings(BaseSettings):
@@ -20,7 +23,7 @@ class Settings(BaseSettings):
     # Neo4j. No URI means: start the project's embedded-default dev Neo4j.
     neo4j_uri: str | None = None
     neo4j_user: str = "neo4j"
-    neo4j_password: SecretStr = SecretStr("gumem-dev-password")
+    neo4j_password: SecretStr = SecretStr(DEV_PASSWORD)  # only for a Neo4j on this machine
     neo4j_database: str = "neo4j"
     neo4j_timeout_s: float = 5.0
 
@@ -70,6 +73,21 @@ class Settings(BaseSettings):
             raise ValueError("must be at least 8 characters")
         return v
 
+    @model_validator(mode="after")
+    def _remote_needs_password(self) -> Settings:
+        """The well-known dev password is for a Neo4j on this machine, never a remote one."""
+        if not self.neo4j_uri:
+            return self
+        default = "neo4j_password" not in self.model_fields_set
+        if default or self.neo4j_password.get_secret_value() == DEV_PASSWORD:
+            host = urlsplit(self.neo4j_uri).hostname or ""
+            if host not in LOCAL_HOSTS:
+                raise ValueError(
+                    "GUMEM_NEO4J_PASSWORD must be set, and not to the dev password, "
+                    "when GUMEM_NEO4J_URI is not on this machine"
+                )
+        return self
+
     def tenants_by_key(self) -> dict[str, str]:
         """Parse GUMEM_API_KEYS ("key=tenant,..."). Errors never echo a key."""
         out: dict[str, str] = {}
@@ -84,6 +102,22 @@ class Settings(BaseSettings):
         return out
 
 
+def load_settings() -> Settings:
+    """Settings from the environment; a bad value is a ConfigError naming the variable
+    and the reason, never echoing the value (it may be a secret)."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{_env_name(e['loc'])}: {e['msg']}" for e in exc.errors(include_input=False)
+        )
+        raise ConfigError(f"bad configuration: {problems}") from None
+
+
+def _env_name(loc: tuple[int | str, ...]) -> str:
+    return "GUMEM_" + str(loc[0]).upper() if loc else "settings"
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    return load_settings()
