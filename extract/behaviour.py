@@ -1,10 +1,15 @@
 """Implicit facts from behaviour events (filter, view, click, favorite, dwell, skip, search …).
 
 Events are aggregated per user over the window given. A fact needs enough evidence: a filter
-used, an explicit skip, a dwell on reviews, or at least ``min_repeat`` views/clicks/favourites
-sharing an attribute. Every fact lists all supporting events, is ``explicit=False`` and has a
-confidence below 1 that grows with the evidence. Keys depend on what the fact is about (slot,
-attribute, item), not on wording or counts, so re-aggregating a window keeps them.
+used, an explicit skip, a dwell, or at least ``min_repeat`` views/clicks/favourites sharing an
+attribute. What an event is about comes from the event itself, in any domain: its metadata
+(``{"field": …, "value": …}``, ``"attributes": [...]``, or any other key/value such as
+``{"material": "oak"}``), its text ("field = value", "筛选：X = Y", "filter: X: Y"), or the
+words two favourited items share. The domain packs (extract/packs) only add synonyms:
+attribute names across languages, filter field names, slots and wording. Every fact lists
+all supporting events, is ``explicit=False`` and has a confidence below 1 that grows with
+the evidence. Keys depend on what the fact is about (slot, attribute, item), not on wording
+or counts, so re-aggregating a window keeps them.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from dataclasses import dataclass, field
 from spacy.language import Language
 
 from extract import rx
-from extract.facts import TOPIC_LABELS
 from extract.lang import detect_lang, fold, money_value, parse_number, size_value
 from extract.nlp import entity_refs, gazetteer_lookup
+from extract.packs import FieldSpec, Pack
+from extract.packs import current as current_pack
 from extract.types import (
     EVENT_TYPES,
     EntityRef,
@@ -43,50 +49,12 @@ CONF_FILTER, CONF_REPEAT, CONF_SKIP, CONF_DWELL, CONF_SEARCH, CONF_PURCHASE = (
 )
 CONF_MAX = 0.9
 
-# attribute id, Chinese display, English display, aliases (longest match wins)
-ATTRIBUTES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("cushioned", "缓震", "cushioned", ("缓震", "缓冲", "软弹", "cushioned", "cushioning")),
-    (
-        "light_colour",
-        "浅色",
-        "light-coloured",
-        ("浅色系", "浅色", "light-coloured", "light-colored", "light colour", "light color"),
-    ),
-    ("lightweight", "轻量", "lightweight", ("轻量", "轻便", "轻盈", "lightweight", "light-weight")),
-    ("breathable", "透气", "breathable", ("透气", "breathable")),
-    ("waterproof", "防水", "waterproof", ("防水", "waterproof")),
-    (
-        "carbon_plate",
-        "碳板",
-        "carbon-plate",
-        ("碳板", "carbon-plate", "carbon plate", "carbon-plated"),
-    ),
-    ("racing", "竞速", "racing", ("竞速", "racing")),
-    ("soft_feel", "脚感柔软", "soft feel", ("脚感柔软", "柔软", "soft feel", "softness")),
-    (
-        "daily_training",
-        "日常训练",
-        "daily training",
-        ("日常训练", "daily training", "everyday training"),
-    ),
-    ("stability", "稳定支撑", "stability", ("稳定支撑", "stability", "supportive")),
-    ("wide_fit", "宽楦", "wide-fit", ("宽楦", "wide-fit", "wide fit")),
-    ("trail", "越野", "trail", ("越野", "trail")),
-    ("low_key", "低调", "low-key", ("低调", "简约", "low-key", "understated", "minimalist")),
-)
-_ATTR_BY_ALIAS = {fold(alias): row for row in ATTRIBUTES for alias in row[3]}
 _HAN = rx.compile(r"[\u4e00-\u9fff]")
-_ATTR_RE = rx.compile(
-    "|".join(
-        rx.escape(a) if _HAN.search(a) else rx.word(a)
-        for a in sorted(_ATTR_BY_ALIAS, key=lambda a: (-len(a), a))
-    ),
-    rx.IGNORECASE,
-)
 _PREFIX = rx.compile(
-    r"^\s*(?P<p>筛选|浏览|查看|点击|收藏|停留|跳过|搜索|购买|filter(?:ed)?|view(?:ed)?|"
+    r"^\s*(?P<p>筛选|浏览|查看|点击|收藏|停留|跳过|搜索|购买|下单|filter(?:ed)?|view(?:ed)?|"
     r"click(?:ed)?|favou?rited?|dwell(?:ed)?|skip(?:ped)?|search(?:ed)?(?: for)?|purchased?|"
-    r"bought)\s*[:：]?\s*",
+    r"bought|ordered)(?:推荐|\s+recommendations?)?\s*[:：]?\s*"
+    r"(?:(?:推荐|recommended|recommendation)\s*[—–:：-]\s*)?",
     rx.IGNORECASE,
 )
 _PREFIX_TYPE = {
@@ -99,23 +67,24 @@ _PREFIX_TYPE = {
     "跳过": "skip",
     "搜索": "search",
     "购买": "purchase",
+    "下单": "purchase",
     "bought": "purchase",
+    "ordered": "purchase",
 }
-_FIELDS = {
-    "price": ("价格", "价位", "价钱", "价格区间", "price", "price range", "prices"),
-    "size": ("尺码", "鞋码", "码数", "尺寸", "size"),
-    "category": ("品类", "类别", "分类", "类目", "category"),
-    "color": ("颜色", "配色", "color", "colour"),
-    "brand": ("品牌", "brand"),
-}
-_FIELD_BY_ALIAS = {a: f for f, aliases in _FIELDS.items() for a in aliases}
-_FILTER_SLOT = {
-    "price": "price_range",
-    "size": "size",
-    "category": "category",
-    "color": "color",
-    "brand": "brand",
-}
+# metadata keys that name or measure the event, not what the user likes
+_META_NOT_FACETS = frozenset(
+    {
+        "item", "product", "title", "name", "query", "sku", "id", "url", "link", "target",
+        "speaker", "page", "tool", "status", "seconds", "count", "field", "value",
+        "attributes", "order_id", "booking_id", "reservation_id", "date", "from", "to",
+    }
+)  # fmt: skip
+_MAX_FACET_CHARS = 40
+# words of item names that say nothing about the item
+_ITEM_STOP = frozenset(
+    {"the", "and", "with", "for", "from", "new", "page", "product", "detail", "details", "store",
+     "item", "items", "set", "pack", "edition", "version", "详情页", "商品", "页面"}
+)  # fmt: skip
 _COUNT = rx.compile(
     r"^(?P<n>\d+|[一二两三四五六七八九十]+)\s*(?:双|个|件|款|条|次|张|篇|pairs? of|"
     r"items?|x)?\s*",
@@ -128,7 +97,13 @@ _SPACES = rx.compile(r"\s+")
 _NON_WORD = rx.compile(r"[^\p{L}\p{N}]+")  # Python's [\s\W_]+
 _EDGE_FILLER = rx.compile(r"^[\s的、,，]+|[\s的、,，]+$")
 _ARTICLE = rx.compile(r"^(?:of|the)\s+", rx.IGNORECASE)
-_FIELD_VALUE = rx.compile(r"^(?P<f>[^=：:]+?)\s*(?:=|：|:|为|\bis\b)\s*(?P<v>.+)$")
+_FIELD_VALUE = rx.compile(
+    r"^(?P<f>[^=：:≤≥<>]+?)\s*(?P<op>=|：|:|为|\bis\b|≤|≥|<=|>=|<|>)\s*(?P<v>.+)$"
+)
+_BOUND_OPS = {"≤": "<=", "≥": ">=", "<=": "<=", ">=": ">=", "<": "<", ">": ">"}
+_ITEM_WORD = rx.compile(r"[A-Za-z][A-Za-z'-]{2,}|[\u4e00-\u9fff]{2,}")
+_SLUG = rx.compile(r"[^\p{L}\p{N}]+")
+_ID_KEY = rx.compile(r"(?:^|_)ids?$")
 _ENDS_LATIN = rx.compile(r"[a-z]$")
 _Y_ENDING = rx.compile(r"[^aeiou]y$")
 EVENT_KINDS = tuple(t for t in EVENT_TYPES if t != "message")
@@ -139,12 +114,14 @@ class _Signal:
     msg: MessageRecord
     etype: str
     lang: Lang
-    field: str | None = None
+    field: str | None = None  # filter field id
+    field_name: str | None = None  # the field as the event names it
     value: str | None = None  # filter value, normalised
     raw_value: str | None = None
     item: str | None = None
     category: str | None = None
     attributes: tuple[str, ...] = ()  # attribute ids
+    facets: tuple[tuple[str, str], ...] = ()  # other metadata (key, value), e.g. material=oak
     count: int = 1
     review: bool = False
 
@@ -160,36 +137,43 @@ class _Evidence:
         return tuple(dict.fromkeys(s.msg.message_id for s in self.signals))
 
 
-def _attr_row(text: str) -> tuple[str, str, str, tuple[str, ...]] | None:
-    return _ATTR_BY_ALIAS.get(fold(text.strip()))
+def _slug(text: str) -> str:
+    return _SLUG.sub("_", fold(text.strip())).strip("_")
 
 
-def _attrs_in(text: str) -> list[str]:
-    rows = (_ATTR_BY_ALIAS.get(fold(m.group(0))) for m in _ATTR_RE.finditer(text))
-    return [row[0] for row in rows if row is not None]
+def _attrs_in(pack: Pack, text: str) -> list[str]:
+    """Ids of the pack attributes named in free text."""
+    found = (
+        pack.attribute_by_alias.get(fold(m.group(0))) for m in pack.attribute_pattern.finditer(text)
+    )
+    return [a.id for a in found if a is not None]
 
 
-def _attr_id(raw: str) -> str:
-    row = _attr_row(raw)
-    if row:
-        return row[0]
-    found = _attrs_in(raw)
-    return found[0] if len(found) == 1 else _SPACES.sub("_", raw.strip().lower())
+def _attr_id(pack: Pack, raw: str) -> str:
+    """A pack attribute's id for one of its names, else the raw words as an id."""
+    known = pack.attribute_by_alias.get(fold(raw.strip()))
+    if known:
+        return known.id
+    found = _attrs_in(pack, raw)
+    return found[0] if len(found) == 1 else _slug(raw)
 
 
-def _attr_display(attr: str, lang: Lang, raw: dict[str, str]) -> str:
-    for row in ATTRIBUTES:
-        if row[0] == attr:
-            return row[1] if lang == "zh" else row[2]
-    return raw.get(attr, attr)
+def _attr_display(pack: Pack, attr: str, lang: Lang, raw: dict[str, str]) -> str:
+    for known in pack.attributes:
+        if known.id == attr:
+            return known.zh if lang == "zh" else known.en
+    return raw.get(attr, attr.replace("_", " "))
 
 
 def _norm(text: str) -> str:
     return _NON_WORD.sub("", text.lower())
 
 
-def _category(rest: str, lang: Lang) -> str | None:
-    out = _ATTR_RE.sub("", rest)
+def _category(pack: Pack, rest: str, own: Sequence[str]) -> str | None:
+    """What the event is about once its attributes and item code are taken off."""
+    out = pack.attribute_pattern.sub("", rest)
+    for word in own:
+        out = out.replace(word, "")
     out = _EDGE_FILLER.sub("", out)
     out = _CODE.sub("", out).strip(" 的")
     out = _ARTICLE.sub("", out)
@@ -204,7 +188,19 @@ def _meta_str(meta: dict[str, object], *keys: str) -> str | None:
     return None
 
 
-def _parse(msg: MessageRecord) -> _Signal | None:
+def _facets(meta: dict[str, object]) -> tuple[tuple[str, str], ...]:
+    """Metadata that describes the item (any key: material, genre, brand, category …)."""
+    out = []
+    for key, value in meta.items():
+        low = key.lower()
+        if low in _META_NOT_FACETS or _ID_KEY.search(low) or isinstance(value, bool):
+            continue
+        if isinstance(value, str) and 0 < len(value.strip()) <= _MAX_FACET_CHARS:
+            out.append((low, value.strip()))
+    return tuple(out)
+
+
+def _parse(pack: Pack, msg: MessageRecord) -> _Signal | None:
     meta = msg.metadata
     text = msg.content.strip()
     m = _PREFIX.match(text)
@@ -222,11 +218,12 @@ def _parse(msg: MessageRecord) -> _Signal | None:
     values = " ".join(str(v) for v in meta.values() if isinstance(v, str | int | float))
     lang = detect_lang(text or values, default=msg.lang)
     raw_attrs = meta.get("attributes")
-    attrs: list[str] = [_attr_id(str(a)) for a in raw_attrs] if isinstance(raw_attrs, list) else []
+    own = [str(a) for a in raw_attrs] if isinstance(raw_attrs, list) else []
+    attrs: list[str] = [_attr_id(pack, a) for a in own]
     count_meta = meta.get("count")
     count = int(count_meta) if isinstance(count_meta, int | float) and count_meta > 0 else 0
     if etype == "filter":
-        return _parse_filter(msg, text, lang)
+        return _parse_filter(pack, msg, text, lang)
     quoted = _QUOTED.findall(text)
     rest = text
     mc = _COUNT.match(rest)
@@ -235,9 +232,9 @@ def _parse(msg: MessageRecord) -> _Signal | None:
         count = count or (int(n) if n else 1)
         rest = rest[mc.end() :]
     if not attrs:
-        attrs = [_attr_id(q) for q in quoted] if quoted else _attrs_in(rest)
+        attrs = [_attr_id(pack, q) for q in quoted] if quoted else _attrs_in(pack, rest)
     item = _meta_str(meta, "item", "product", "title", "query") or (rest.strip() or None)
-    category = _meta_str(meta, "category") or _category(rest, lang)
+    category = _meta_str(meta, "category") or _category(pack, rest, own)
     review = bool(_REVIEW.search(text) or str(meta.get("target", "")).startswith("review"))
     return _Signal(
         msg=msg,
@@ -246,26 +243,35 @@ def _parse(msg: MessageRecord) -> _Signal | None:
         item=item,
         category=category,
         attributes=tuple(dict.fromkeys(attrs)),
+        facets=_facets(meta),
         count=count or 1,
         review=review,
     )
 
 
-def _parse_filter(msg: MessageRecord, text: str, lang: Lang) -> _Signal:
+def _parse_filter(pack: Pack, msg: MessageRecord, text: str, lang: Lang) -> _Signal:
+    """The field and value from metadata, else from "field = value" / "X: Y" / "X ≤ Y" text."""
     meta = msg.metadata
-    raw_field, raw_value = _meta_str(meta, "field"), _meta_str(meta, "value")
-    if raw_field is None or raw_value is None:
-        mf = _FIELD_VALUE.match(text)
-        if mf:
-            raw_field, raw_value = raw_field or mf.group("f"), raw_value or mf.group("v")
-    fld = _FIELD_BY_ALIAS.get(fold((raw_field or "").strip()), (raw_field or "").strip().lower())
+    meta_field, raw_value = _meta_str(meta, "field"), _meta_str(meta, "value")
+    text_field: str | None = None
+    mf = _FIELD_VALUE.match(text)
+    if mf:
+        text_field = mf.group("f").strip()
+        if raw_value is None:
+            op = _BOUND_OPS.get(mf.group("op"), "")
+            raw_value = op + mf.group("v").strip()
+    spec = pack.field_by_alias.get(fold(meta_field or "")) or pack.field_by_alias.get(
+        fold(text_field or "")
+    )
+    name = text_field or (meta_field or "").replace("_", " ").strip()
+    fld = spec.id if spec else _slug(meta_field or text_field or "")
     value = (raw_value or "").strip()
     norm = value
-    if fld == "price":
+    if spec is not None and spec.value == "money":
         norm = money_value(value) or value
-    elif fld == "size":
+    elif spec is not None and spec.value == "size":
         norm = size_value(value) or value
-    elif fld == "brand":
+    elif spec is not None and spec.value == "entity":
         hit = gazetteer_lookup(value)
         norm = hit[1] if hit else value
     return _Signal(
@@ -273,9 +279,10 @@ def _parse_filter(msg: MessageRecord, text: str, lang: Lang) -> _Signal:
         etype="filter",
         lang=lang,
         field=fld or None,
+        field_name=name or fld or None,
         value=norm or None,
         raw_value=value or None,
-        attributes=tuple(_attrs_in(value)),
+        attributes=tuple(_attrs_in(pack, value)),
     )
 
 
@@ -288,42 +295,39 @@ def _plural(word: str) -> str:
     return word[:-1] + "ies" if _Y_ENDING.search(word) else word + "s"
 
 
-def _filter_text(fld: str, value: str, raw: str, lang: Lang) -> str:
-    if lang == "zh":
-        return {
-            "price": f"用户筛选的价格区间为 {raw} 元"
-            if "-" in value
-            else f"用户筛选的价格为 {raw}",
-            "size": f"用户常看 {value} 码",
-            "category": f"用户筛选的品类为{raw}",
-            "color": f"用户筛选的颜色为{raw}",
-            "brand": f"用户筛选的品牌为{raw}",
-        }.get(fld, f"用户按{fld}筛选：{raw}")
-    return {
-        "price": f"The user filters for a price range of {raw}"
-        if "-" in value
-        else f"The user filters for prices of {raw}",
-        "size": f"The user mostly looks at size {value}",
-        "category": f"The user filters for the {raw} category",
-        "color": f"The user filters for the colour {raw}",
-        "brand": f"The user filters for the brand {raw}",
-    }.get(fld, f"The user filters by {fld} = {raw}")
+def _filter_text(spec: FieldSpec | None, name: str, value: str, raw: str, lang: Lang) -> str:
+    """The pack's wording for the field, else a general sentence naming field and value."""
+    template = ""
+    if spec is not None:
+        ranged = spec.value == "money" and "-" in value
+        template = (
+            (spec.zh_range if ranged else None) or spec.zh or ""
+            if lang == "zh"
+            else (spec.en_range if ranged else None) or spec.en or ""
+        )
+    if template:
+        return template.replace("{raw}", raw).replace("{value}", value)
+    return f"用户按{name}筛选：{raw}" if lang == "zh" else f"The user filters by {name}: {raw}"
 
 
-def _attr_text(dominant: str, attr: str, cat: str | None, lang: Lang) -> str:
+def _attr_text(dominant: str, attr: str, cat: str | None, lang: Lang, item: str = "") -> str:
     if lang == "zh":
-        cat = cat or "商品"
+        noun = cat if cat is not None else "商品"
         if dominant == "favorite":
-            return f"用户对{attr}{cat}更感兴趣"
+            return f"用户对{attr}{noun}更感兴趣"
         if dominant == "dwell":
-            return f"用户关注提到“{attr}”的评价"
-        return f"用户偏好{attr}的{cat}"
-    cat = _plural(cat or "items")
+            return (
+                f"用户关注提到“{attr}”的评价" if item == "" else f"用户在{item}上停留较久（{attr}）"
+            )
+        return f"用户偏好{attr}的{noun}"
+    noun = _plural(cat) if cat is not None else "items"
     if dominant == "favorite":
-        return f"The user is more interested in {attr} {cat}"
+        return f"The user is more interested in {attr} {noun}".strip()
     if dominant == "dwell":
+        if item:
+            return f"The user spent time on {item} ({attr})"
         return f'The user pays attention to reviews mentioning "{attr}"'
-    return f"The user prefers {attr} {cat}"
+    return f"The user prefers {attr} {noun}".strip()
 
 
 # --- aggregation ----------------------------------------------------------------------------
@@ -336,18 +340,31 @@ def _lang_of(signals: Sequence[_Signal]) -> Lang:
     return next(s.lang for s in reversed(signals) if s.lang in tied)
 
 
-def _labels(kind: Kind, signals: Sequence[_Signal], slot: str | None, text: str) -> tuple[str, ...]:
+def _labels(
+    pack: Pack, kind: Kind, signals: Sequence[_Signal], label: str | None, text: str
+) -> tuple[str, ...]:
     labels = ["behaviour", kind, *sorted({s.etype for s in signals})]
-    if slot:
-        labels.append({"price_range": "budget"}.get(slot, slot.split(":", 1)[0]))
-    labels += [name for name, pattern in TOPIC_LABELS if pattern.search(text)]
+    if label:
+        labels.append(label)
+    labels += pack.labels_in(text)
     return tuple(dict.fromkeys(labels))
 
 
 class _Builder:
-    def __init__(self, en_nlp: Language, zh_nlp: Language) -> None:
-        self.en_nlp, self.zh_nlp = en_nlp, zh_nlp
+    def __init__(self, en_nlp: Language, zh_nlp: Language, pack: Pack) -> None:
+        self.en_nlp, self.zh_nlp, self.pack = en_nlp, zh_nlp, pack
         self._ents: dict[str, tuple[EntityRef, ...]] = {}
+
+    def item_words(self, s: _Signal) -> set[str]:
+        """Content words of an item's name (jieba words for Chinese), folded."""
+        words: set[str] = set()
+        for m in _ITEM_WORD.finditer(s.item or ""):
+            word = m.group(0)
+            if _HAN.search(word):
+                words.update(t.text for t in self.zh_nlp.make_doc(word) if len(t.text) >= 2)
+            elif fold(word) not in _ITEM_STOP:
+                words.add(fold(word))
+        return words
 
     def entities(
         self, signals: Iterable[_Signal], extra: Iterable[EntityRef]
@@ -376,6 +393,7 @@ class _Builder:
         value: str | None = None,
         polarity: str = "neutral",
         extra: Iterable[EntityRef] = (),
+        label: str | None = None,
         label_text: str = "",
     ) -> FactDraft:
         ts = [s.msg.timestamp for s in signals]
@@ -394,7 +412,7 @@ class _Builder:
             time_end=max(ts),
             lang=_lang_of(signals),
             entities=self.entities(signals, extra),
-            labels=_labels(kind, signals, slot, f"{content} {label_text}"),
+            labels=_labels(self.pack, kind, signals, label, f"{content} {label_text}"),
             slot=slot,
             value=value,
             polarity="avoids"
@@ -430,16 +448,20 @@ def _filters(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactD
         support = [s for s in group if s.value == value]
         lang = _lang_of(support)
         raw = next(s.raw_value for s in reversed(support) if s.raw_value) or value or ""
-        slot = _FILTER_SLOT.get(fld, f"filter:{fld}")
+        names = [s.field_name for s in support if s.field_name]
+        same = [s.field_name for s in support if s.field_name and detect_lang(s.field_name) == lang]
+        name = (same or names or [fld])[-1]
+        spec = next((f for f in b.pack.fields if f.id == fld), None)
+        slot = (spec.slot if spec else None) or f"filter:{fld}"
         extra = []
-        if fld == "price":
+        if spec is not None and spec.value == "money":
             extra.append(EntityRef(name=raw, type="MONEY", normalized=value or raw))
-        elif fld == "size":
+        elif spec is not None and spec.value == "size":
             extra.append(EntityRef(name=raw, type="SIZE", normalized=value or raw))
         conf = CONF_REPEAT if len(support) >= min_repeat else CONF_FILTER
         facts.append(
             b.fact(
-                content=_filter_text(fld, value or raw, raw, lang),
+                content=_filter_text(spec, name, value or raw, raw, lang),
                 kind="behavior_pattern",
                 signals=support,
                 key=f"behavior_pattern:{slot}",
@@ -447,27 +469,83 @@ def _filters(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactD
                 slot=slot,
                 value=value,
                 extra=extra,
+                label=(spec.label if spec else None) or slot.split(":", 1)[0],
                 label_text=raw,
             )
         )
     return facts
 
 
+_LOOKS = ("view", "click", "favorite", "dwell", "search")
+_JOIN = "\x1f"  # between the facets of one merged evidence key
+
+
+def _evidence(b: _Builder, signals: list[_Signal]) -> dict[str, _Evidence]:
+    """What looked-at items share: their attributes; else their metadata facets; else, for
+    favourites, the words of their names (two favourites sharing a word share a trait)."""
+    ev: dict[str, _Evidence] = defaultdict(_Evidence)
+    for s in signals:
+        if s.etype not in _LOOKS:
+            continue
+        if s.attributes:
+            for a in s.attributes:
+                ev[a].signals.append(s)
+        elif s.facets:
+            for key, value in s.facets:
+                ev[f"{key}={fold(value)}"].signals.append(s)
+        elif s.etype == "favorite" and s.item:
+            for word in b.item_words(s):
+                ev[f"word={word}"].signals.append(s)
+    # a shared word counts only when favourites of different items share it
+    for key in [k for k in ev if k.startswith("word=")]:
+        if len({_norm(s.item or "") for s in ev[key].signals}) < 2:
+            del ev[key]
+    # facets the same events share are one trait ("brand=X" and "type=Y": a Y by X)
+    merged: dict[tuple[str, ...], str] = {}
+    for key in [k for k in ev if "=" in k and not k.startswith("word=")]:
+        ids = ev[key].ids()
+        if ids in merged:
+            ev[merged[ids] + _JOIN + key] = ev.pop(merged[ids])
+            ev.pop(key)
+            merged[ids] = merged[ids] + _JOIN + key
+        else:
+            merged[ids] = key
+    return ev
+
+
+def _display(
+    b: _Builder, key: str, signals: Sequence[_Signal], lang: Lang, raw: dict[str, str]
+) -> tuple[str, bool]:
+    """(the words a fact uses for the evidence key, whether they name a category)."""
+    if key.startswith("word="):
+        return key.split("=", 1)[1], False
+    if "=" in key:
+        words, noun = [], False
+        for part in key.split(_JOIN):
+            facet = part.split("=", 1)[0]
+            words.append(
+                next(
+                    (v for s in reversed(signals) for k, v in s.facets if f"{k}={fold(v)}" == part),
+                    part,
+                )
+            )
+            spec = b.pack.field_by_alias.get(facet)
+            noun = noun or facet == "category" or (spec is not None and spec.id == "category")
+        return " ".join(words), noun and len(words) == 1
+    return _attr_display(b.pack, key, lang, raw), False
+
+
 def _attributes(
     b: _Builder, signals: list[_Signal], min_repeat: int, used: set[str]
 ) -> tuple[list[FactDraft], list[Rejection]]:
-    ev: dict[str, _Evidence] = defaultdict(_Evidence)
+    ev = _evidence(b, signals)
     raw_names: dict[str, str] = {}
-    for s in signals:
-        if s.etype in ("view", "click", "favorite", "dwell", "search"):
-            for a in s.attributes:
-                ev[a].signals.append(s)
     for s in signals:
         raws = s.msg.metadata.get("attributes")
         for raw in raws if isinstance(raws, list) else []:
-            raw_names.setdefault(_attr_id(str(raw)), str(raw))
+            raw_names.setdefault(_attr_id(b.pack, str(raw)), str(raw))
         for q in _QUOTED.findall(s.msg.content):
-            raw_names.setdefault(_attr_id(q), q)
+            raw_names.setdefault(_attr_id(b.pack, q), q)
     facts, rejections = [], []
     for attr, e in ev.items():
         fav, looks = e.weight("favorite"), e.weight("view", "click", "search")
@@ -489,17 +567,22 @@ def _attributes(
             continue
         conf += 0.05 * (len({s.etype for s in e.signals}) - 1)
         lang = _lang_of(e.signals)
+        display, is_category = _display(b, attr, e.signals, lang, raw_names)
         cats = Counter(
             s.category for s in e.signals if s.etype == dominant and s.category
         ) or Counter(s.category for s in e.signals if s.category and s.etype != "dwell")
-        cat = max(cats, key=lambda c: (cats[c], c)) if cats else None
-        display = _attr_display(attr, lang, raw_names)
+        cat = max(cats, key=lambda c: (cats[c], c)) if cats and "=" not in attr else None
+        if is_category:
+            cat = ""
+        item = ""
+        if dominant == "dwell" and not any(s.review for s in e.signals):
+            item = next(s.item for s in reversed(e.signals) if s.item) or display
         facts.append(
             b.fact(
-                content=_attr_text(dominant, display, cat, lang),
+                content=_attr_text(dominant, display, cat, lang, item),
                 kind="preference",
                 signals=e.signals,
-                key=f"preference:attribute:{attr}",
+                key=f"preference:attribute:{_slug(attr.replace(_JOIN, '+'))}",
                 confidence=conf,
                 polarity="likes",
                 label_text=f"{display} {cat or ''}",
@@ -510,14 +593,31 @@ def _attributes(
 
 
 def _skips(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactDraft]:
-    groups: dict[str, list[_Signal]] = defaultdict(list)
-    for s in signals:
-        if s.etype == "skip" and (s.item or s.attributes):
-            groups["+".join(sorted(s.attributes)) or _norm(s.item or "")].append(s)
+    """Skipped items, grouped by their attributes; skips of different items that share a
+    metadata facet (genre, tag …) give one fact about the facet."""
+    skips = [s for s in signals if s.etype == "skip" and (s.item or s.attributes or s.facets)]
+    by_facet: dict[tuple[str, str], list[_Signal]] = defaultdict(list)
+    for s in skips:
+        if not s.attributes:
+            for key, value in s.facets:
+                by_facet[(key, fold(value))].append(s)
+    groups: dict[str, tuple[list[_Signal], str | None]] = {}
+    covered: set[str] = set()
+    for (key, value), group in by_facet.items():
+        if len({_norm(s.item or "") for s in group}) >= 2 and len(group) >= min_repeat:
+            shown = next(v for k, v in group[-1].facets if (k, fold(v)) == (key, value))
+            groups.setdefault(f"{key}={value}", (group, shown))
+            covered.update(s.msg.message_id for s in group)
+    for s in skips:
+        if s.msg.message_id in covered:
+            continue
+        item_id = "+".join(sorted(s.attributes)) or _norm(s.item or "")
+        if item_id:
+            groups.setdefault(item_id, ([], None))[0].append(s)
     facts = []
-    for item_id, group in groups.items():
+    for item_id, (group, named) in groups.items():
         lang = _lang_of(group)
-        item = next(s.item for s in reversed(group) if s.item) or item_id
+        item = named or next(s.item for s in reversed(group) if s.item) or item_id
         content = (
             f"用户当前不倾向{item}"
             if lang == "zh"
@@ -529,7 +629,7 @@ def _skips(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactDra
                 content=content,
                 kind="preference",
                 signals=group,
-                key=f"preference:avoid:{item_id}",
+                key=f"preference:avoid:{_slug(item_id)}",
                 confidence=conf,
                 polarity="avoids",
                 label_text=item,
@@ -610,7 +710,7 @@ def _extract_user(
     signals: list[_Signal] = []
     rejections: list[Rejection] = []
     for msg in events:
-        sig = _parse(msg)
+        sig = _parse(b.pack, msg)
         if sig is None:
             reason = (
                 "chat message: handled by extract_chat"
@@ -635,13 +735,19 @@ def _extract_user(
 
 
 def extract_events(
-    events: Sequence[MessageRecord], en_nlp: Language, zh_nlp: Language, min_repeat: int = 2
+    events: Sequence[MessageRecord],
+    en_nlp: Language,
+    zh_nlp: Language,
+    min_repeat: int = 2,
+    pack: Pack | None = None,
 ) -> Extraction:
-    """Aggregate behaviour events (per user, over the given window) into implicit facts."""
+    """Aggregate behaviour events (per user, over the given window) into implicit facts.
+
+    ``pack``: the domain packs to read attribute and field names from (default: current)."""
     by_user: dict[str, list[MessageRecord]] = defaultdict(list)
     for msg in sorted(events, key=lambda m: (m.timestamp, m.message_id)):
         by_user[msg.user_id].append(msg)
-    builder = _Builder(en_nlp, zh_nlp)
+    builder = _Builder(en_nlp, zh_nlp, pack or current_pack())
     facts: list[FactDraft] = []
     rejections: list[Rejection] = []
     for user in sorted(by_user):

@@ -19,6 +19,8 @@ from spacy.tokens import Doc, Token
 from extract import rx
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
 from extract.nlp import doc_text, entity_refs, ents_in, gazetteer_lookup
+from extract.packs import Pack, PackPattern
+from extract.packs import current as current_pack
 from extract.slots import cut_zh, make_that_en, retracts_en, retracts_zh, slot_en, slot_zh
 from extract.types import (
     EntityRef,
@@ -193,30 +195,28 @@ _HARD_ZH = set("；;")
 
 # --- lexicons: kinds ----------------------------------------------------------------------
 
-_JOBS = (
-    r"engineer|developer|programmer|teacher|nurse|doctor|designer|student|manager|lawyer|"
-    r"chef|cook|writer|artist|painter|accountant|researcher|scientist|consultant|counsell?or|"
-    r"therapist|photographer|driver|pilot|architect|analyst|dentist|pharmacist|professor|"
-    r"musician|singer|salesperson|entrepreneur|freelancer|mechanic|electrician|firefighter|"
-    r"police officer|soldier|farmer|journalist|editor|translator|librarian|cashier|waiter|"
-    r"waitress|barista|baker|plumber|carpenter|veterinarian|vet|social worker|coach|"
-    r"trainer|athlete|runner|dancer|actor|actress|intern|retiree|volunteer"
+
+# occupation words come from the domain packs (extract/packs, "jobs")
+def _jobs(pack: Pack, lang: str) -> str:
+    return pack.alternation(pack.jobs.get(lang, ()))
+
+
+_IDENTITY_EN = PackPattern(
+    lambda pack: _rx(
+        rf"\bmy name is\b|\bcall me\b|\bi (?:live|am living|'m living|reside)\b|"
+        rf"\bi(?: am|'m) (?:from|based in|originally from)\b|\bi work (?:as|at|for|in)\b|"
+        rf"\bmy (?:job|occupation|profession)\b|\bi(?: am|'m) \d+(?: years? old)?\b|"
+        rf"\bi(?: am|'m) (?:vegetarian|vegan|married|single|divorced|retired|pregnant)\b|"
+        rf"\bi(?: am|'m) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_jobs(pack, 'en')}|mom|mother|dad|father|"
+        rf"parent|wife|husband|woman|man|person)\b"
+    )
 )
-_JOBS_ZH = (
-    r"工程师|程序员|老师|教师|医生|护士|学生|设计师|经理|律师|厨师|司机|会计|研究员|作家|画家|"
-    r"摄影师|销售|记者|编辑|翻译|警察|咨询师|顾问|博士生|研究生|大学生|教练|运动员"
-)
-_IDENTITY_EN = _rx(
-    rf"\bmy name is\b|\bcall me\b|\bi (?:live|am living|'m living|reside)\b|"
-    rf"\bi(?: am|'m) (?:from|based in|originally from)\b|\bi work (?:as|at|for|in)\b|"
-    rf"\bmy (?:job|occupation|profession)\b|\bi(?: am|'m) \d+(?: years? old)?\b|"
-    rf"\bi(?: am|'m) (?:vegetarian|vegan|married|single|divorced|retired|pregnant)\b|"
-    rf"\bi(?: am|'m) (?:a|an) (?:[\w-]+ ){{0,2}}(?:{_JOBS}|mom|mother|dad|father|parent|wife|"
-    rf"husband|woman|man|person)\b"
-)
-_IDENTITY_ZH = rx.compile(
-    rf"我是(?:$|[^说不想在觉要]|不(?:$|[^是])|觉(?:$|[^得]))|我叫|我的名字|我住|我家在|我来自|我老家|我今年|"
-    rf"我在.{{1,8}}(?:工作|上班|读书|上学)|我的(?:工作|职业)|(?:我|^)是.{{0,6}}(?:{_JOBS_ZH})"
+_IDENTITY_ZH = PackPattern(
+    lambda pack: rx.compile(
+        rf"我是(?:$|[^说不想在觉要]|不(?:$|[^是])|觉(?:$|[^得]))|我叫|我的名字|我住|我家在|我来自|我老家|我今年|"
+        rf"我在.{{1,8}}(?:工作|上班|读书|上学)|我的(?:工作|职业)|"
+        rf"(?:我|^)是.{{0,6}}(?:{_jobs(pack, 'zh')})"
+    )
 )
 _AVOID_EN = _rx(
     r"\bcan'?t stand\b|\bnot (?:a )?(?:big |huge )?fan of\b|\bnot (?:really )?into\b|"
@@ -280,7 +280,7 @@ _NEG_EN = _rx(r"\b(?:nothing|no|not|never|none)\b")
 # zh clauses starting like this have an implied "我" subject
 _PRED_START_ZH = rx.compile(
     r"^(?:想|要|打算|准备|计划|喜欢|偏好|讨厌|不|别|没|最好|希望|主要|经常|通常|一般|每|常|预算|尺码|"
-    r"鞋码|住|在|是|叫|做|会|能|可以|需要|只|还|也|都|刚|已经|正在|一直|从来|很|比较|更|大概|平时|"
+    r"住|在|是|叫|做|会|能|可以|需要|只|还|也|都|刚|已经|正在|一直|从来|很|比较|更|大概|平时|"
     r"去|来|买|用|穿|跑|吃|喝|看|玩|学|工作|爱|怕|觉得|认为|感觉|今天|昨天|前天|明天|后天|上周|下周|"
     r"这周|本周|周末|最近|以后|之前|现在|目前|刚才|今年|去年|明年|早上|晚上)"
 )
@@ -344,14 +344,19 @@ _NAME_EN = rx.compile(
 _NAME_ZH = rx.compile(
     r"(?:我叫|我的名字(?:是|叫)|叫我)\s*(?P<v>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:$|[，,。！!就])"
 )
-_JOB_EN = _rx(
-    rf"\bi (?:work|am working|'m working) as (?:a |an )?(?P<v>[\w -]+?)(?:\s+(?:at|for|in)\b|$)|"
-    rf"\bmy (?:job|occupation|profession) is (?:a |an )?(?P<v2>[\w -]+)|"
-    rf"\bi(?: am|'m) (?:a|an) (?P<v3>(?:[\w-]+ )?(?:{_JOBS}))\b"
+_JOB_EN = PackPattern(
+    lambda pack: _rx(
+        rf"\bi (?:work|am working|'m working) as (?:a |an )?(?P<v>[\w -]+?)"
+        rf"(?:\s+(?:at|for|in)\b|$)|"
+        rf"\bmy (?:job|occupation|profession) is (?:a |an )?(?P<v2>[\w -]+)|"
+        rf"\bi(?: am|'m) (?:a|an) (?P<v3>(?:[\w-]+ )?(?:{_jobs(pack, 'en')}))\b"
+    )
 )
-_JOB_ZH = rx.compile(
-    rf"(?:我|^)(?:是一名|是一个|是一位|是个|是)(?P<v>[\u4e00-\u9fff]{{0,6}}?(?:{_JOBS_ZH}))|"
-    rf"我的(?:工作|职业)是(?P<v2>[\u4e00-\u9fffA-Za-z]{{1,10}})"
+_JOB_ZH = PackPattern(
+    lambda pack: rx.compile(
+        rf"(?:我|^)(?:是一名|是一个|是一位|是个|是)(?P<v>[\u4e00-\u9fff]{{0,6}}?"
+        rf"(?:{_jobs(pack, 'zh')}))|我的(?:工作|职业)是(?P<v2>[\u4e00-\u9fffA-Za-z]{{1,10}})"
+    )
 )
 _DIET_EN = _rx(
     r"\bi(?: am|'m)\s+(?:a\s+)?(?P<v>vegetarian|vegan|pescatarian|halal|kosher)\b|"
@@ -389,48 +394,6 @@ _ANCHORS = (
     ),
 )
 _META_ANCHORS = {"order_id": "order", "booking_id": "booking", "reservation_id": "booking"}
-_EN_W = r"(?:^|[^a-z])"  # not inside a Latin word (labels are yes/no: consuming is fine)
-TOPIC_LABELS: tuple[tuple[str, rx.Pattern], ...] = tuple(
-    (name, _rx(p))
-    for name, p in (
-        ("shopping", rf"买|购|下单|加购|{_EN_W}(?:buy|purchas|shop|order|checkout|cart)"),
-        ("running", rf"跑|马拉松|{_EN_W}(?:run|jog|marathon)"),
-        ("shoes", rf"鞋|{_EN_W}(?:shoe|sneaker|trainers)"),
-        (
-            "budget",
-            rf"预算|价格|价位|[\d十百千万]\s*(?:元|块)|{_EN_W}(?:budget|price|cost|afford)|[$¥€£]",
-        ),
-        ("size", rf"尺码|鞋码|\d\s*码|{_EN_W}size"),
-        (
-            "schedule",
-            rf"会议|开会|日程|安排|周[一二三四五六日天]|星期|{_EN_W}(?:meeting|schedul|calendar|"
-            rf"appointment|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
-        ),
-        (
-            "travel",
-            rf"出差|旅行|旅游|机票|酒店|航班|{_EN_W}(?:travel|trip|flight|hotel|vacation|holiday)",
-        ),
-        (
-            "food",
-            rf"吃|餐|饭|菜|辣|素食|{_EN_W}(?:food|eat|restaurant|dinner|lunch|breakfast|cook|"
-            rf"spicy|vegetarian|vegan|meal)",
-        ),
-        ("work", rf"工作|上班|同事|团队|公司|{_EN_W}(?:job|work|office|team|career|colleague)"),
-        (
-            "family",
-            rf"孩子|家人|老婆|老公|妈|爸|女儿|儿子|{_EN_W}(?:kids?\b|family|wife|husband|son\b|"
-            rf"daughter|mom|dad|parent|children)",
-        ),
-        ("health", rf"健康|医生|医院|过敏|生病|{_EN_W}(?:health|doctor|allerg|sick|therap)"),
-        (
-            "hobby",
-            rf"绘画|画画|音乐|吉他|摄影|阅读|{_EN_W}(?:paint|music|guitar|photograph|read|hik|"
-            rf"camp|swim)",
-        ),
-        ("appearance", rf"颜色|浅色|外观|夸张|款式|{_EN_W}(?:colou?r|flashy|style)"),
-        ("comfort", rf"软|硬|缓震|舒适|{_EN_W}(?:soft|hard|stiff|cushion|comfort)"),
-    )
-)
 
 
 # --- segmentation ---------------------------------------------------------------------------
@@ -1038,7 +1001,7 @@ def _wording_en(
     elif _is_imperative(toks):
         out = _imperative_en(doc, start, end, subject)
     elif _has_subject(_content_tokens(toks)):
-        out = text  # a statement about something else the user set ("The Europe team ...")
+        out = text  # a statement about something else the user set ("The design team ...")
     elif slot and value:
         money = _money(doc, start, end)
         out = _template_en(slot, value, money[1] if money else None, subject)
@@ -1087,7 +1050,7 @@ def _labels(
     labels: list[str] = [kind]
     if slot:
         labels.append(slot.split(":", 1)[0])
-    labels += [name for name, pattern in TOPIC_LABELS if pattern.search(text)]
+    labels += current_pack().labels_in(text)  # extract/packs, "labels"
     if any(e.type == "GPE" for e in ents):
         labels.append("location")
     if correction:

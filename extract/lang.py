@@ -1,4 +1,4 @@
-"""Language helpers with no spaCy: detection, numbers, money/size values, time cues, gazetteers."""
+"""Language helpers with no spaCy: detection, numbers, money/size values, time cues, teams."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def _chars(run: rx.Pattern, text: str) -> int:
 
 
 def fold(text: str) -> str:
-    """The key a word is looked up by: NFKC, then case folding ("ſhanghai" -> "shanghai").
+    """The key a word is looked up by: NFKC, then case folding ("ſun" -> "sun").
 
     Tables keyed by words store folded keys, and every lookup folds what it looks up, so a
     case-insensitive regex hit always finds its row (``str.lower`` misses "ſ", "K", "İ")."""
@@ -349,176 +349,7 @@ def _resolve_date(name: str, groups: list[str], ts: datetime, future: bool) -> S
     return start, start + timedelta(days=1) - timedelta(microseconds=1)
 
 
-# --- gazetteers ----------------------------------------------------------------------------
-
-# canonical English name, then aliases (Chinese script and spelling variants)
-CITIES: tuple[tuple[str, ...], ...] = (
-    ("Beijing", "北京", "Peking"),
-    ("Shanghai", "上海"),
-    ("Guangzhou", "广州", "Canton"),
-    ("Shenzhen", "深圳"),
-    ("Hangzhou", "杭州"),
-    ("Chengdu", "成都"),
-    ("Chongqing", "重庆"),
-    ("Wuhan", "武汉"),
-    ("Xi'an", "西安", "Xian"),
-    ("Nanjing", "南京"),
-    ("Tianjin", "天津"),
-    ("Suzhou", "苏州"),
-    ("Xiamen", "厦门"),
-    ("Qingdao", "青岛"),
-    ("Dalian", "大连"),
-    ("Shenyang", "沈阳"),
-    ("Harbin", "哈尔滨"),
-    ("Changsha", "长沙"),
-    ("Zhengzhou", "郑州"),
-    ("Jinan", "济南"),
-    ("Kunming", "昆明"),
-    ("Hefei", "合肥"),
-    ("Fuzhou", "福州"),
-    ("Ningbo", "宁波"),
-    ("Wuxi", "无锡"),
-    ("Dongguan", "东莞"),
-    ("Foshan", "佛山"),
-    ("Zhuhai", "珠海"),
-    ("Sanya", "三亚"),
-    ("Lhasa", "拉萨"),
-    ("Urumqi", "乌鲁木齐"),
-    ("Hong Kong", "香港"),
-    ("Macau", "澳门", "Macao"),
-    ("Taipei", "台北"),
-    ("Tokyo", "东京"),
-    ("Osaka", "大阪"),
-    ("Kyoto", "京都"),
-    ("Seoul", "首尔"),
-    ("Busan", "釜山"),
-    ("Singapore", "新加坡"),
-    ("Bangkok", "曼谷"),
-    ("Kuala Lumpur", "吉隆坡"),
-    ("Jakarta", "雅加达"),
-    ("Manila", "马尼拉"),
-    ("Hanoi", "河内"),
-    ("Ho Chi Minh City", "胡志明市"),
-    ("Mumbai", "孟买", "Bombay"),
-    ("New Delhi", "新德里"),
-    ("Delhi", "德里"),
-    ("Bangalore", "班加罗尔", "Bengaluru"),
-    ("Dubai", "迪拜"),
-    ("Istanbul", "伊斯坦布尔"),
-    ("Tel Aviv", "特拉维夫"),
-    ("Cairo", "开罗"),
-    ("Nairobi", "内罗毕"),
-    ("Johannesburg", "约翰内斯堡"),
-    ("Cape Town", "开普敦"),
-    ("Lagos", "拉各斯"),
-    ("London", "伦敦"),
-    ("Paris", "巴黎"),
-    ("Berlin", "柏林"),
-    ("Munich", "慕尼黑"),
-    ("Frankfurt", "法兰克福"),
-    ("Hamburg",),
-    ("Madrid", "马德里"),
-    ("Barcelona", "巴塞罗那"),
-    ("Rome", "罗马"),
-    ("Milan", "米兰"),
-    ("Amsterdam", "阿姆斯特丹"),
-    ("Brussels", "布鲁塞尔"),
-    ("Vienna", "维也纳"),
-    ("Zurich", "苏黎世"),
-    ("Geneva", "日内瓦"),
-    ("Stockholm", "斯德哥尔摩"),
-    ("Copenhagen", "哥本哈根"),
-    ("Oslo", "奥斯陆"),
-    ("Helsinki", "赫尔辛基"),
-    ("Dublin", "都柏林"),
-    ("Lisbon", "里斯本"),
-    ("Prague", "布拉格"),
-    ("Warsaw", "华沙"),
-    ("Budapest", "布达佩斯"),
-    ("Athens", "雅典"),
-    ("Moscow", "莫斯科"),
-    ("Saint Petersburg", "圣彼得堡", "St. Petersburg"),
-    ("New York", "纽约", "New York City", "NYC"),
-    ("Los Angeles", "洛杉矶"),
-    ("San Francisco", "旧金山", "三藩市"),
-    ("Seattle", "西雅图"),
-    ("Chicago", "芝加哥"),
-    ("Boston", "波士顿"),
-    ("Washington", "华盛顿"),
-    ("Miami", "迈阿密"),
-    ("Houston", "休斯敦"),
-    ("Dallas", "达拉斯"),
-    ("Austin", "奥斯汀"),
-    ("Atlanta", "亚特兰大"),
-    ("Denver", "丹佛"),
-    ("Las Vegas", "拉斯维加斯"),
-    ("Philadelphia", "费城"),
-    ("San Diego",),
-    ("Toronto", "多伦多"),
-    ("Vancouver", "温哥华"),
-    ("Montreal", "蒙特利尔"),
-    ("Mexico City", "墨西哥城"),
-    ("São Paulo", "圣保罗", "Sao Paulo"),
-    ("Rio de Janeiro", "里约热内卢"),
-    ("Buenos Aires", "布宜诺斯艾利斯"),
-    ("Lima", "利马"),
-    ("Bogotá", "波哥大", "Bogota"),
-    ("Santiago", "圣地亚哥"),
-    ("Sydney", "悉尼"),
-    ("Melbourne", "墨尔本"),
-    ("Auckland", "奥克兰"),
-    ("Brisbane", "布里斯班"),
-    ("Perth", "珀斯"),
-)
-
-BRANDS: tuple[tuple[str, ...], ...] = (
-    ("Nike", "耐克"),
-    ("Adidas", "阿迪达斯", "阿迪"),
-    ("Li-Ning", "李宁", "Li Ning", "LiNing"),
-    ("Anta", "安踏"),
-    ("Asics", "亚瑟士"),
-    ("HOKA", "Hoka One One", "霍卡"),
-    ("New Balance", "新百伦"),
-    ("Puma", "彪马"),
-    ("Under Armour", "安德玛"),
-    ("Saucony", "索康尼"),
-    ("Brooks", "布鲁克斯"),
-    ("Mizuno", "美津浓"),
-    ("Salomon", "萨洛蒙"),
-    ("Skechers", "斯凯奇"),
-    ("Xtep", "特步"),
-    ("Reebok", "锐步"),
-    ("On Running", "昂跑"),
-    ("Converse", "匡威"),
-    ("Decathlon", "迪卡侬"),
-    ("Uniqlo", "优衣库"),
-    ("Lululemon", "露露乐蒙"),
-)
-
-# team / region words -> slot suffix, so "欧洲团队" and "the Europe team" share a slot
-TEAM_REGIONS: dict[str, str] = {
-    "欧洲": "europe",
-    "europe": "europe",
-    "european": "europe",
-    "emea": "europe",
-    "eu": "europe",
-    "美洲": "americas",
-    "americas": "americas",
-    "america": "americas",
-    "american": "americas",
-    "北美": "north_america",
-    "north america": "north_america",
-    "亚洲": "asia",
-    "asia": "asia",
-    "asian": "asia",
-    "apac": "asia",
-    "亚太": "asia",
-    "中国": "china",
-    "china": "china",
-    "日本": "japan",
-    "japan": "japan",
-}
-
+# --- teams ---------------------------------------------------------------------------------
 
 _TEAM_ARTICLE = rx.compile(r"^(?:the|our|my)\s+")
 _TEAM_SUFFIX = rx.compile(r"(?:团队|组|部门|\s*team)$")
@@ -526,7 +357,11 @@ _NON_WORD = rx.compile(r"[^\w]+")
 
 
 def team_slug(team: str) -> str:
+    """ "设计团队" / "the design team" -> "设计_team" / "design_team"; region words map through the
+    packs' team_regions, so one region named in two languages gives one slot."""
+    from extract.packs import current  # extract.packs imports this module
+
     key = _TEAM_ARTICLE.sub("", fold(team.strip()))
     key = _TEAM_SUFFIX.sub("", key).strip()
-    slug = TEAM_REGIONS.get(key) or _NON_WORD.sub("_", key).strip("_")
+    slug = current().folded_regions.get(key) or _NON_WORD.sub("_", key).strip("_")
     return f"{slug}_team"

