@@ -205,7 +205,7 @@ _RETRACT_EN = rx.compile(
 
 
 def retracts_en(toks: list[Token]) -> tuple[str, ...]:
-    """Content words of what a clause says is no longer true ("no longer at the food bank")."""
+    """Content words of what a clause says is no longer true ("no longer on the night shift")."""
     if not toks:
         return ()
     text = toks[0].doc[toks[0].i : toks[-1].i + 1].text

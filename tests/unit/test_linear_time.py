@@ -21,7 +21,8 @@ import extract.summaries
 import extract.timecues
 import extract.topics
 from extract import rx
-from extract.taxonomy import DEFAULT_TAXONOMY, match_scores
+from extract.packs import load as load_packs
+from extract.taxonomy import match_scores
 from extract.types import Lang, MessageRecord
 
 # 4x the length: linear time takes about 4x as long, quadratic 16x, cubic 64x. (Below about
@@ -85,7 +86,7 @@ def _all_patterns() -> tuple[rx.Pattern, ...]:
     for module in (extract.behaviour, extract.facts, extract.summaries, extract.timecues):
         assert module.__name__
     assert extract.topics.__name__
-    match_scores("warm up", DEFAULT_TAXONOMY)
+    match_scores("warm up", load_packs("general").taxonomy)
     return rx.registered()
 
 

@@ -33,7 +33,8 @@ GRAMMAR = frozenset(
         "hometown", "job", "identity", "diet", "age", "team", "money", "lives in", "预算",
         "价格", "价位", "价钱", "价格区间", "尺码", "城市", "住在", "老家", "名字", "团队", "块钱",
         # cue verbs of kinds and intents ("I work as", "I don't eat", "I wear", "I want to buy")
-        "work", "eat", "wear", "buy", "order", "read", "run", "book", "allergic", "vegetarian",
+        "work", "eat", "wear", "buy", "order", "read", "run", "book", "allergic", "allergy",
+        "vegetarian",
         "vegan", "married", "上班", "工作", "读书", "过敏", "忌口", "素食", "兴趣", "下单", "会议",
         # people words that mark a third party or a role ("my wife", "I'm a mom")
         "mom", "mother", "dad", "father", "parent", "wife", "husband", "family",

@@ -188,6 +188,8 @@ def test_named_cases_that_used_to_fail(en_nlp: Language, zh_nlp: Language) -> No
             parse_time_cue(cue, edge)
         extract_chat(_msg("Tomorrow I fly to Paris, next year to Tokyo", edge), en_nlp, zh_nlp)
     # a replacement text with a backslash (a speaker name) is literal
-    msg = MessageRecord(**{**_msg("我们明天去北京", now).__dict__, "metadata": {"speaker": "A\\d"}})
+    msg = MessageRecord(
+        **{**_msg("我们明天去北京", now).__dict__, "metadata": {"speaker": "A\\d", "self": True}}
+    )
     facts = extract_chat(msg, en_nlp, zh_nlp).facts
     assert any("A\\d" in f.content for f in facts)
