@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from neomodel import adb
 
@@ -12,6 +13,7 @@ from graph.schema import apply_schema
 from gumem.errors import StorageUnavailable
 from gumem.service import Memory
 from gumem.settings import Settings
+from gumem.worker import Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -26,12 +28,33 @@ class Runtime:
         self._worker: asyncio.Task[None] | None = None
 
     def start_worker(self) -> None:
-        """Process pending Messages in the background: left over from a crash or an
-        outage, or all of them in async mode."""
+        """Process pending Messages in the background (left over from a crash or an
+        outage, retries, or all of them in async mode), supervised: an unexpected error
+        restarts it. The extraction processes start now rather than on the first task."""
         pipeline = self.memory.pipeline
         if pipeline is not None and self._worker is None:
             self._stop.clear()
-            self._worker = asyncio.create_task(pipeline.run_worker(self._stop))
+            pipeline.extractor.warm()
+            supervisor = Supervisor(pipeline.run_worker, pipeline.status)
+            self._worker = asyncio.create_task(supervisor.run(self._stop))
+
+    def health(self) -> dict[str, Any]:
+        """Cheap (no query): the worker's state and the extraction processes."""
+        pipeline = self._memory.pipeline if self._memory is not None else None
+        if pipeline is None:
+            return {"ok": self._memory is not None, "worker": None, "extraction": None}
+        w, x = pipeline.status, pipeline.extractor.status()
+        return {
+            "ok": True,
+            "worker": {
+                "state": w.state,
+                "restarts": w.restarts,
+                "lastError": w.last_error,
+                "lastSuccess": w.last_success.isoformat() if w.last_success else None,
+                "pendingUsers": w.pending_users,
+            },
+            "extraction": {"mode": x.mode, "processes": x.processes, "replaced": x.replaced},
+        }
 
     @property
     def memory(self) -> Memory:
@@ -71,5 +94,7 @@ class Runtime:
             self._worker = None
         if self._memory is not None:
             await self._memory.drain(self.settings.process_timeout_s)
+            if self._memory.pipeline is not None:
+                await self._memory.pipeline.extractor.close()
             await self._memory.db.driver.close()
             self._memory = None

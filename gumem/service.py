@@ -12,6 +12,7 @@ from extract.decay import MEMORY_STATUSES, effective_weight, next_status
 from extract.lang import detect_lang
 from extract.timecues import parse_time_cue
 from graph import governance, ingest, reads, schema
+from graph import memory as gmem
 from graph import recall as grecall
 from graph.db import Database
 from gumem.errors import InputError, NotFoundError, StorageUnavailable
@@ -40,8 +41,12 @@ class Memory:
 
     async def add_messages(self, tenant: str, items: list[dict[str, Any]]) -> AddResult:
         tenant = parse_tenant(tenant)
-        batch = parse_batch(items, self.settings)
-        langs: list[str] = [detect_lang(m.content) for m in batch]
+
+        def prepare() -> tuple[Any, list[str]]:  # up to max_batch × max_content_chars
+            batch = parse_batch(items, self.settings)
+            return batch, [detect_lang(m.content) for m in batch]
+
+        batch, langs = await asyncio.to_thread(prepare)
         stored = await ingest.add_messages(self.db, tenant, batch, langs)
         log.info("stored %d messages (%d duplicates)", len(stored.accepted), len(stored.duplicates))
         processed = 0
@@ -113,7 +118,7 @@ class Memory:
             raise InputError("now", "needs a time zone offset")
         if self.pipeline is None:
             raise InputError("query", "recall needs the embedding model")
-        qvec = self.pipeline.models.embed_query(query)
+        qvec = await asyncio.to_thread(self.pipeline.models.embed_query, query)
         k = self.settings.recall_candidates
         c = await grecall.candidates(
             self.db,
@@ -131,10 +136,42 @@ class Memory:
             lexical=self.settings.recall_lexical_weight,
             summary=self.settings.recall_summary_weight,
         )
-        p = plan(c, parse_time_cue(query, now), limit or self.settings.recall_limit, weights)
+        n = limit or self.settings.recall_limit
+        p = await asyncio.to_thread(lambda: plan(c, parse_time_cue(query, now), n, weights))
         ids = p.fact_ids()
         facts = await reads.facts(self.db, tenant, ids) if ids else {}
-        return assemble(p, c, facts, query, weights)
+        return await asyncio.to_thread(assemble, p, c, facts, query, weights)
+
+    async def failed_messages(
+        self, tenant: str, user_id: str | None, limit: int, offset: int
+    ) -> list[gmem.FailedMessage]:
+        if user_id is not None:
+            user_id = parse_ident(user_id, "userId")
+        return await gmem.failed_messages(self.db, tenant, user_id, limit, offset)
+
+    async def retry_messages(self, tenant: str, ids: list[str]) -> int:
+        """Re-queue failed Messages by id (others are left as they are); how many."""
+        if len(ids) > self.settings.max_batch:
+            raise InputError("ids", f"at most {self.settings.max_batch}")
+        ids = [parse_ident(i, "ids") for i in ids]
+        per_user = await gmem.retry_messages(self.db, tenant, ids) if ids else {}
+        self._reprocess(tenant, sorted(per_user))
+        return sum(per_user.values())
+
+    async def retry_failed(self, tenant: str, user_id: str) -> int:
+        """Re-queue every failed Message of one user; how many."""
+        user_id = parse_ident(user_id, "userId")
+        n = await gmem.retry_failed(self.db, tenant, user_id)
+        self._reprocess(tenant, [user_id] if n else [])
+        return n
+
+    def _reprocess(self, tenant: str, users: list[str]) -> None:
+        """Sync mode: process re-queued Messages now, in the background (else: the worker)."""
+        if self.pipeline is None or not users or self.settings.process_mode != "sync":
+            return
+        task: asyncio.Task[int] = asyncio.ensure_future(self.pipeline.process_users(tenant, users))
+        self._background.add(task)
+        task.add_done_callback(self._finished)
 
     async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[Any]:
         return await reads.topics_of_user(self.db, tenant, user_id, limit, offset)
