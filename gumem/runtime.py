@@ -64,7 +64,7 @@ class Runtime:
 
     async def start(self, apply: bool = True) -> Memory:
         driver = make_driver(self.settings)
-        db = Database(driver, self.settings.neo4j_database)
+        db = Database(driver, self.settings.neo4j_database, self.settings.neo4j_call_timeout_s)
         try:
             await driver.verify_connectivity()
         except Exception as exc:
@@ -96,5 +96,6 @@ class Runtime:
             await self._memory.drain(self.settings.process_timeout_s)
             if self._memory.pipeline is not None:
                 await self._memory.pipeline.extractor.close()
+            self._memory.close()
             await self._memory.db.driver.close()
             self._memory = None

@@ -23,6 +23,7 @@ class Settings(BaseSettings):
     neo4j_password: SecretStr = SecretStr("gumem-dev-password")
     neo4j_database: str = "neo4j"
     neo4j_timeout_s: float = 5.0
+    neo4j_call_timeout_s: float = Field(default=20.0, gt=0)  # one call, retries included
 
     # The dev Neo4j started from Maven Central artifacts (tools/neo4j-dev).
     dev_home: Path = ROOT / ".gumem" / "neo4j"

@@ -6,6 +6,7 @@ Messages are listed and re-queued; no content reaches the logs; the event loop a
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -15,12 +16,14 @@ from typing import Any
 import httpx
 import pytest
 
+from gumem.cli import main as cli
 from gumem.extractor import Extractor
 from gumem.pipeline import Pipeline
 from gumem.runtime import Runtime
 from gumem.service import Memory
 from gumem.settings import Settings
 from tests.integration.helpers import A, B, gql
+from tests.integration.test_http import server  # noqa: F401  (uvicorn on loopback)
 from tests.unit.extraction_hooks import BAD_FACT, GIL, POISON, SLOW, hooked
 
 SECRET = "zq-secret-4471-passport"  # must never reach a log line
@@ -245,3 +248,37 @@ async def test_worker_restarts_after_an_unexpected_error(
         await rt.close()
     assert pipeline.status.state == "stopped"
     assert pipeline.extractor.status().processes == 0
+
+
+async def test_cli_lists_and_requeues_failed_messages(
+    server: str,  # noqa: F811  (the fixture imported above)
+    memory: Memory,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    queued = Memory(memory.db, memory.settings.model_copy(update={"process_mode": "async"}))
+    await queued.add_messages("tenant-a", [msg(1, "I live in Berlin."), msg(2, "I love jazz.")])
+    async with memory.db.driver.session(database=memory.db.database) as s:
+        # two Messages that failed every attempt, as the pipeline leaves them
+        await (
+            await s.run(
+                """MATCH (m:Message {user_id: 'u-f'})
+                SET m.status = 'failed', m.fail_reason = 'timeout', m.attempts = 3,
+                  m.last_attempt_at = datetime()"""
+            )
+        ).consume()
+    key = ["--url", server, "--key", "key-a"]
+    assert await asyncio.to_thread(cli, ["failed", "list", "--user", "u-f", *key, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert sorted(r["id"] for r in rows) == ["f-u-f-1", "f-u-f-2"]
+    assert {r["reason"] for r in rows} == {"timeout"} and rows[0]["attempts"] == 3
+    assert await asyncio.to_thread(cli, ["failed", "retry", "f-u-f-1", *key, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"requeued": 1}
+    assert await asyncio.to_thread(cli, ["failed", "retry", "--user", "u-f", *key]) == 0
+    assert "requeued: 1" in capsys.readouterr().out
+    assert await asyncio.to_thread(cli, ["failed", "retry", *key]) == 2  # ids or --user
+    for _ in range(600):  # the server processes what was re-queued (sync mode)
+        st = await statuses(memory)
+        if {m["status"] for m in st.values()} == {"processed"}:
+            break
+        await asyncio.sleep(0.2)
+    assert {m["status"] for m in st.values()} == {"processed"}
