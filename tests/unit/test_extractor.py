@@ -23,8 +23,9 @@ def chat(i: int, content: str) -> Task:
     return Task("chat", (m,))
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 async def pool() -> AsyncIterator[Extractor]:
+    """One pool for the module: its process loads the spaCy pipelines once (seconds)."""
     settings = Settings(extract_processes=1, extract_timeout_s=2.0)
     ex = Extractor(settings, fn=hooked)
     yield ex
@@ -43,6 +44,7 @@ async def ticker(stop: asyncio.Event) -> float:
 
 async def test_a_slow_task_times_out_alone_and_the_loop_stays_free(pool: Extractor) -> None:
     await pool.run([chat(0, "warm up")])  # the process's start-up is not the test
+    replaced = pool.replaced
     stop = asyncio.Event()
     tick = asyncio.create_task(ticker(stop))
     t0 = time.monotonic()
@@ -55,7 +57,7 @@ async def test_a_slow_task_times_out_alone_and_the_loop_stays_free(pool: Extract
     assert isinstance(out[0], Extraction) and out[0].facts
     assert out[1] == Failure("timeout")
     assert isinstance(out[2], Extraction) and out[2].facts  # the neighbour after it goes on
-    assert pool.replaced == 1 and pool.status().processes == 1
+    assert pool.replaced == replaced + 1 and pool.status().processes == 1
     assert took < 2.0 + 30  # the budget, plus one replacement process loading its models
     assert worst < 0.5, f"the event loop stalled {worst:.2f} s"
 
@@ -65,10 +67,11 @@ async def test_an_error_fails_its_task_alone_and_logs_no_content(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     secret = f"{POISON} my passport number is X-ZQ-4471"
+    replaced = pool.replaced
     out = await pool.run([chat(1, "I live in Berlin."), chat(2, secret), chat(3, "I love jazz.")])
     assert out[1] == Failure("extraction_error:ValueError")
     assert isinstance(out[0], Extraction) and isinstance(out[2], Extraction)
-    assert pool.replaced == 0  # an exception does not cost the process
+    assert pool.replaced == replaced  # an exception does not cost the process
     assert "ValueError" in caplog.text
     assert "X-ZQ-4471" not in caplog.text and POISON not in caplog.text
 
@@ -87,8 +90,9 @@ async def test_a_really_long_message_past_a_tiny_budget_times_out() -> None:
 
 
 async def test_cancelled_run_kills_its_process(pool: Extractor) -> None:
+    await pool.run([chat(0, "warm up")])
     task = asyncio.create_task(pool.run([chat(1, f"{SLOW}")]))
-    await asyncio.sleep(6)  # started, loaded, running the slow task
+    await asyncio.sleep(1)  # running the slow task
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
