@@ -138,8 +138,8 @@ class _Child:
                 answer: tuple[Any, ...] | None = self.conn.recv()
             except (EOFError, OSError):
                 answer = None
-            except Exception:  # an answer that cannot be unpickled
-                answer = ("?", "error", "UnpicklingError", "")
+            except Exception:  # an answer that cannot be unpickled: the current task's
+                answer = (None, "error", "UnpicklingError", "")
             try:
                 self._loop.call_soon_threadsafe(self.inbox.put_nowait, answer)
             except RuntimeError:  # the loop is closed
@@ -171,7 +171,7 @@ class _Child:
                 return Failure(TIMEOUT)
             if answer is None:
                 return Failure(CRASHED)
-            if answer[0] != self._seq:
+            if answer[0] not in (self._seq, None):
                 continue  # an answer to an earlier task: impossible unless cut, skip it
             if answer[1] == "ok":
                 out: Extraction = answer[2]

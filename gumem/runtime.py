@@ -30,11 +30,10 @@ class Runtime:
     def start_worker(self) -> None:
         """Process pending Messages in the background (left over from a crash or an
         outage, retries, or all of them in async mode), supervised: an unexpected error
-        restarts it. The extraction processes start now rather than on the first task."""
+        restarts it."""
         pipeline = self.memory.pipeline
         if pipeline is not None and self._worker is None:
             self._stop.clear()
-            pipeline.extractor.warm()
             supervisor = Supervisor(pipeline.run_worker, pipeline.status)
             self._worker = asyncio.create_task(supervisor.run(self._stop))
 
@@ -83,6 +82,8 @@ class Runtime:
             dim = DEFAULT_DIM
         if apply:
             await apply_schema(db, dim)
+        if pipeline is not None:
+            pipeline.extractor.warm()  # the processes load their models while we go on
         self._memory = Memory(db, self.settings, pipeline)
         log.info("runtime started")
         return self._memory

@@ -1,7 +1,7 @@
 """Failure isolation: a Message that fails (an error, past its time budget, a fact that
 cannot be written) fails alone, with a typed reason, a retry count and a backoff; failed
-Messages are listed and re-queued; no content reaches the logs; the event loop and
-/health stay free while a message holds a CPU."""
+Messages are listed and re-queued; no content reaches the logs; /health answers while a
+message runs past its budget."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from gumem.service import Memory
 from gumem.settings import Settings
 from tests.integration.helpers import A, B, gql
 from tests.integration.test_http import server  # noqa: F401  (uvicorn on loopback)
-from tests.unit.extraction_hooks import BAD_FACT, GIL, POISON, SLOW, hooked
+from tests.unit.extraction_hooks import BAD_FACT, HOURS, POISON, SLOW, hooked
 
 SECRET = "zq-secret-4471-passport"  # must never reach a log line
 
@@ -178,17 +178,18 @@ async def test_a_fact_that_cannot_be_written_fails_its_message_alone(
     assert SECRET not in caplog.text
 
 
-async def test_health_answers_while_a_message_holds_the_gil(
+async def test_health_answers_while_a_message_runs_for_hours(
     hooked_memory: Memory, client: httpx.AsyncClient
 ) -> None:
-    """The hook runs a regex that backtracks for hours and holds the GIL meanwhile: in
-    the API's process that would stop every request; in a worker process it is killed
-    at its budget and /health, recall and the loop go on."""
+    """The hook runs a regex that backtracks for hours: in a thread of the API's process
+    nothing could stop it (and it would take CPU and the GIL from every request, and be
+    pending again after a restart); in a worker process it is killed at its budget, fails
+    alone, and /health answers throughout."""
     p = hooked_memory.pipeline
     assert p is not None
     await p.extractor.run([])  # nothing: the pool starts lazily, with the first task
     await hooked_memory.add_messages(
-        "tenant-a", [msg(1, f"{GIL} I like tea."), msg(2, "I live in Berlin.")]
+        "tenant-a", [msg(1, f"{HOURS} I like tea."), msg(2, "I live in Berlin.")]
     )
     work = asyncio.create_task(p.process_user("tenant-a", "u-f"))
     waits: list[float] = []

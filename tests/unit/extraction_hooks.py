@@ -13,7 +13,7 @@ from gumem.models import Models
 
 SLOW = "zq-slow-marker"  # sleeps far past any test budget
 POISON = "zq-poison-marker"  # raises, with the content in the exception's message
-GIL = "zq-gil-marker"  # a regex that backtracks for hours, holding the GIL throughout
+HOURS = "zq-hours-marker"  # a regex that backtracks for hours (no thread can stop it)
 BAD_FACT = "zq-badfact-marker"  # extracts a fact no store accepts (a lone surrogate)
 
 
@@ -23,7 +23,7 @@ def hooked(task: Task, models: Models) -> Extraction:
         time.sleep(120)
     if POISON in text:
         raise ValueError(f"cannot read {text!r}")
-    if GIL in text:
+    if HOURS in text:
         re.fullmatch(r"(x+x+)+y", "x" * 40)
     if BAD_FACT in text:
         m = task.messages[0]
