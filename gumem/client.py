@@ -40,7 +40,7 @@ class Client:
         self,
         url: str = "http://127.0.0.1:8000/graphql",
         key: str | None = None,
-        timeout_s: float = 30.0,
+        timeout_s: float = 60.0,  # above the server's sync processing budget (30 s)
     ) -> None:
         key = key or os.environ.get("GUMEM_API_KEY")
         if not key:

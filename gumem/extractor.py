@@ -259,8 +259,14 @@ class Extractor:
                     self._idle.append(child)
         return out
 
+    async def start(self) -> None:
+        """Start every process and wait until each has loaded its models (seconds): the
+        first messages are not kept waiting. One that cannot start is retried on use."""
+        self.warm()
+        await asyncio.gather(*self._warming, return_exceptions=True)
+
     def warm(self) -> None:
-        """Start the processes now (model loading takes seconds), not on the first task."""
+        """Start the processes in the background (model loading takes seconds)."""
         if self.mode != "process":
             return
         for _ in range(self._size - len(self._children) - len(self._warming)):

@@ -83,7 +83,7 @@ class Runtime:
         if apply:
             await apply_schema(db, dim)
         if pipeline is not None:
-            pipeline.extractor.warm()  # the processes load their models while we go on
+            await pipeline.extractor.start()  # paid once, here, not by the first request
         self._memory = Memory(db, self.settings, pipeline)
         log.info("runtime started")
         return self._memory
