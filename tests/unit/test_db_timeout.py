@@ -20,7 +20,7 @@ async def test_a_silent_server_fails_the_call_within_its_budget() -> None:
         s = Settings(neo4j_uri=f"bolt://127.0.0.1:{srv.getsockname()[1]}", neo4j_call_timeout_s=1.5)
         driver = make_driver(s)
         try:
-            db = Database(driver, "neo4j", s.neo4j_call_timeout_s)
+            db = Database(driver, "neo4j", call_timeout_s=s.neo4j_call_timeout_s)
             t0 = time.monotonic()
             with pytest.raises(StorageUnavailable, match="did not answer"):
                 await db.rows("RETURN 1 AS n")
