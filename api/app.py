@@ -154,7 +154,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
                 await rt.close()
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"ok": True})
+        """Liveness: answers from memory (no query), so it stays fast under any load."""
+        return JSONResponse(rt.health())
 
     graphql = GumemGraphQL(rt, settings)
     app = Starlette(

@@ -19,6 +19,7 @@ from api.limits import QueryLimits
 from api.types import (
     AddMessagesResult,
     Fact,
+    FailedMessage,
     Health,
     ItemError,
     MaintenanceResult,
@@ -28,6 +29,7 @@ from api.types import (
     MessageInput,
     Summary,
     Topic,
+    WorkerHealth,
 )
 from graph.trace import trace as graph_trace
 from gumem import deletion
@@ -67,7 +69,20 @@ def _item(it: Item) -> MemoryItem:
 class Query:
     @strawberry.field
     async def health(self, info: Info[Context, None]) -> Health:
-        return Health(ok=True, neo4j=await info.context.memory.server_version())
+        memory = info.context.memory
+        w = memory.pipeline.status if memory.pipeline is not None else None
+        worker = (
+            WorkerHealth(
+                state=w.state,
+                restarts=w.restarts,
+                last_error=w.last_error,
+                last_success=w.last_success,
+                pending_users=w.pending_users,
+            )
+            if w is not None
+            else None
+        )
+        return Health(ok=True, neo4j=await memory.server_version(), worker=worker)
 
     @strawberry.field(description="Recall: the context an agent needs for this query.")
     async def memory(
@@ -169,6 +184,33 @@ class Query:
         )
         return DeletionImpact.from_impact(found)
 
+    @strawberry.field(
+        description="Messages whose processing failed for good (after every retry), newest "
+        "first; one user's, or the tenant's when userId is omitted."
+    )
+    async def failed_messages(
+        self,
+        info: Info[Context, None],
+        user_id: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[FailedMessage]:
+        ctx = info.context
+        lim, off = _page(limit, offset)
+        rows = await ctx.memory.failed_messages(ctx.tenant, user_id, lim, off)
+        return [
+            FailedMessage(
+                id=strawberry.ID(r.message_id),
+                user_id=r.user_id,
+                session_id=r.session_id,
+                reason=r.reason,
+                attempts=r.attempts,
+                last_attempt_at=r.last_attempt_at,
+                timestamp=r.timestamp,
+            )
+            for r in rows
+        ]
+
     @strawberry.field(description="Deletions done for this tenant (ids and counts, no content).")
     async def audit_log(
         self, info: Info[Context, None], limit: int = 50, offset: int = 0
@@ -205,6 +247,18 @@ class Mutation:
             errors=[],
             processed=res.processed,
         )
+
+    @strawberry.mutation(
+        description="Re-queue failed Messages by id (attempts start over); how many were."
+    )
+    async def retry_messages(self, info: Info[Context, None], ids: list[strawberry.ID]) -> int:
+        ctx = info.context
+        return await ctx.memory.retry_messages(ctx.tenant, [str(i) for i in ids])
+
+    @strawberry.mutation(description="Re-queue every failed Message of one user; how many.")
+    async def retry_failed(self, info: Info[Context, None], user_id: str) -> int:
+        ctx = info.context
+        return await ctx.memory.retry_failed(ctx.tenant, user_id)
 
     @strawberry.mutation(description="Set a Summary's memory_status by hand.")
     async def set_memory_status(

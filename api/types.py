@@ -291,10 +291,31 @@ class MemoryContext:
     time_window_end: datetime | None
 
 
+@strawberry.type(description="The background worker, as /health reports it.")
+class WorkerHealth:
+    state: str  # running / restarting / stopped
+    restarts: int
+    last_error: str | None
+    last_success: datetime | None
+    pending_users: int | None
+
+
 @strawberry.type
 class Health:
     ok: bool
     neo4j: str
+    worker: WorkerHealth | None = None
+
+
+@strawberry.type(description="A Message whose processing failed: why, how often, when.")
+class FailedMessage:
+    id: strawberry.ID
+    user_id: str
+    session_id: str
+    reason: str
+    attempts: int
+    last_attempt_at: datetime | None
+    timestamp: datetime
 
 
 @strawberry.input

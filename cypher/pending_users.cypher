@@ -1,7 +1,9 @@
-// The worker's queue, oldest first: users with Messages still to process, and users whose
-// Facts were written but not consolidated (a crash or a cut between the transactions).
+// The worker's queue, oldest first: users with Messages due (a failed attempt waits out its
+// backoff), and users whose Facts were written but not consolidated (a crash or a cut
+// between the transactions).
 CALL () {
   MATCH (m:Message) WHERE m.status = 'pending'
+    AND (m.next_attempt_at IS NULL OR m.next_attempt_at <= $now)
   RETURN m.tenant AS tenant, m.user_id AS user_id, min(m.ingested_at) AS since
   UNION
   MATCH (u:User) WHERE u.unconsolidated_at IS NOT NULL

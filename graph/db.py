@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -48,12 +49,22 @@ class Database:
     """The driver plus the database name; every query of graph/ goes through here.
 
     Every transaction runs with `timeout_s` (GUMEM_QUERY_TIMEOUT_S): Neo4j stops one that
-    runs longer and the caller gets a QueryTimeout."""
+    runs longer and the caller gets a QueryTimeout. A whole call, the driver's retries
+    included, answers or fails within `call_timeout_s` (GUMEM_NEO4J_CALL_TIMEOUT_S)."""
 
-    def __init__(self, driver: AsyncDriver, database: str, timeout_s: float | None = None) -> None:
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str,
+        timeout_s: float | None = None,
+        call_timeout_s: float | None = None,
+    ) -> None:
         self.driver = driver
         self.database = database
         self.timeout_s = timeout_s
+        # a Neo4j that accepts connections but does not answer (starting up) makes no
+        # request hang
+        self.call_timeout_s = call_timeout_s
 
     async def write(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         return await self._run("write", work)
@@ -83,12 +94,18 @@ class Database:
         if self.timeout_s is not None:
             work = _timed(work, self.timeout_s)
         try:
-            async with self.driver.session(database=self.database) as session:
+            async with (
+                asyncio.timeout(self.call_timeout_s),
+                self.driver.session(database=self.database) as session,
+            ):
                 if mode == "write":
                     return await session.execute_write(work)
                 return await session.execute_read(work)
         except GumemError:
             raise
+        except TimeoutError as exc:
+            log.warning("neo4j did not answer within %.0f s", self.call_timeout_s or 0)
+            raise StorageUnavailable("storage unavailable: Neo4j did not answer in time") from exc
         except Neo4jAuthError as exc:
             log.error("neo4j rejected the configured credentials")
             raise StorageUnavailable(
@@ -134,7 +151,12 @@ async def tx_rows(
 async def open_database(settings: Settings) -> AsyncIterator[Database]:
     driver = make_driver(settings)
     try:
-        yield Database(driver, settings.neo4j_database, settings.query_timeout_s)
+        yield Database(
+            driver,
+            settings.neo4j_database,
+            settings.query_timeout_s,
+            settings.neo4j_call_timeout_s,
+        )
     finally:
         await driver.close()
 

@@ -76,9 +76,16 @@ async def _fence(tx: AsyncManagedTransaction, tenant: str, user_id: str, token: 
 
 
 async def pending_messages(
-    db: Database, tenant: str, user_id: str, limit: int = 5000
+    db: Database, tenant: str, user_id: str, limit: int = 5000, now: datetime | None = None
 ) -> list[MessageRecord]:
-    rows = await db.rows(query("pending_messages"), tenant=tenant, user_id=user_id, limit=limit)
+    """A user's pending Messages due at `now` (a retry waits for its next attempt time)."""
+    rows = await db.rows(
+        query("pending_messages"),
+        tenant=tenant,
+        user_id=user_id,
+        now=now or datetime.now(UTC),
+        limit=limit,
+    )
     return [_message(r["m"]) for r in rows]
 
 
@@ -366,19 +373,86 @@ async def consolidation_due(db: Database, tenant: str, user_id: str) -> bool:
     return bool(rows and rows[0]["due"])
 
 
-async def pending_users(db: Database, limit: int = 100) -> list[tuple[str, str]]:
-    rows = await db.rows(query("pending_users"), limit=limit)
+async def pending_users(
+    db: Database, limit: int = 100, now: datetime | None = None
+) -> list[tuple[str, str]]:
+    """Users with Messages due at `now` or with facts to consolidate, oldest first."""
+    rows = await db.rows(query("pending_users"), now=now or datetime.now(UTC), limit=limit)
     return [(r["tenant"], r["user_id"]) for r in rows]
 
 
-async def mark_failed(db: Database, tenant: str, message_ids: list[str], reason: str) -> None:
+def retry_delays_ms(max_attempts: int, backoff_s: float, cap_s: float = 3600.0) -> list[int]:
+    """The wait before attempt n + 1 after n failed ones: doubling from `backoff_s`."""
+    return [int(min(backoff_s * 2**n, cap_s) * 1000) for n in range(max_attempts)]
+
+
+async def mark_failed(
+    db: Database, tenant: str, failed: dict[str, str], *, max_attempts: int, backoff_s: float
+) -> None:
+    """One failed attempt for each Message (id → reason): retried after a backoff, or
+    `failed` for good once `max_attempts` are spent."""
+    rows = [{"uid": message_uid(tenant, i), "reason": r} for i, r in failed.items()]
+
     async def work(tx: AsyncManagedTransaction) -> None:
         await tx_rows(
             tx,
             query("mark_failed"),
-            reason=reason,
+            rows=rows,
             now=datetime.now(UTC),
-            uids=[message_uid(tenant, i) for i in message_ids],
+            max_attempts=max_attempts,
+            delays=retry_delays_ms(max_attempts, backoff_s),
         )
 
     await db.write(work)
+
+
+@dataclass(frozen=True)
+class FailedMessage:
+    message_id: str
+    user_id: str
+    session_id: str
+    reason: str
+    attempts: int
+    last_attempt_at: datetime | None
+    timestamp: datetime
+
+
+async def failed_messages(
+    db: Database, tenant: str, user_id: str | None, limit: int, offset: int
+) -> list[FailedMessage]:
+    rows = await db.rows(
+        query("failed_messages"), tenant=tenant, user_id=user_id, limit=limit, offset=offset
+    )
+    return [
+        FailedMessage(
+            r["message_id"],
+            r["user_id"],
+            r["session_id"],
+            r["reason"] or "unknown",
+            int(r["attempts"]),
+            native(r["last_attempt_at"]),
+            native(r["timestamp"]),
+        )
+        for r in rows
+    ]
+
+
+async def retry_messages(db: Database, tenant: str, message_ids: list[str]) -> dict[str, int]:
+    """Re-queue these failed Messages of the tenant; how many per user."""
+    uids = [message_uid(tenant, i) for i in message_ids]
+
+    async def work(tx: AsyncManagedTransaction) -> dict[str, int]:
+        rows = await tx_rows(tx, query("retry_messages"), tenant=tenant, uids=uids)
+        return {r["user_id"]: int(r["n"]) for r in rows}
+
+    return await db.write(work)
+
+
+async def retry_failed(db: Database, tenant: str, user_id: str) -> int:
+    """Re-queue every failed Message of one user; how many."""
+
+    async def work(tx: AsyncManagedTransaction) -> int:
+        rows = await tx_rows(tx, query("retry_failed"), tenant=tenant, user_id=user_id)
+        return int(rows[0]["n"]) if rows else 0
+
+    return await db.write(work)

@@ -245,6 +245,35 @@ def cmd_trace(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_failed(args: argparse.Namespace, settings: Settings) -> int:
+    """List Messages whose processing failed, or re-queue them (by id, or a user's all)."""
+    from gumem.client import Client
+
+    with Client(args.url, args.key) as client:
+        if args.action == "list":
+            rows = client.failed_messages(args.user, args.limit, args.offset)
+            if args.json:
+                _print(rows, True)
+            for r in [] if args.json else rows:
+                print(
+                    f"{r['id']}\tuser={r['userId']}\treason={r['reason']}\t"
+                    f"attempts={r['attempts']}\tlast={r['lastAttemptAt']}"
+                )
+            return 0
+        if args.ids and args.user:
+            print("gumem: give message ids or --user, not both", file=sys.stderr)
+            return 2
+        if args.ids:
+            n = client.retry_messages(args.ids)
+        elif args.user:
+            n = client.retry_failed(args.user)
+        else:
+            print("gumem: give message ids or --user", file=sys.stderr)
+            return 2
+    _print({"requeued": n}, args.json)
+    return 0
+
+
 def _client_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--url", default="http://127.0.0.1:8000/graphql")
     p.add_argument("--key", default=None, help="API key (default: $GUMEM_API_KEY)")
@@ -290,6 +319,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     _client_args(p)
     p.set_defaults(func=cmd_trace)
+    p = sub.add_parser("failed", help="list failed messages, or re-queue them")
+    p.add_argument("action", choices=["list", "retry"])
+    p.add_argument("ids", nargs="*", help="retry: these message ids")
+    p.add_argument("--user", default=None, help="list: one user's; retry: all of one user's")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    _client_args(p)
+    p.set_defaults(func=cmd_failed)
     return ap
 
 
@@ -299,6 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    logging.getLogger("neo4j").setLevel(logging.WARNING)  # its DEBUG lines carry parameters
     try:
         return int(args.func(args, get_settings()))
     except GumemError as exc:

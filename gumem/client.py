@@ -21,6 +21,11 @@ _MEMORY = """query($u: String!, $q: String!, $s: String, $now: DateTime, $limit:
     longTermUserContext { id kind content score reason } } }"""
 _TRACE = """query($id: ID!) { trace(id: $id) { rootId rootKind cypher params
   nodes { id label properties } edges { source type target } } }"""
+_FAILED = """query($u: String, $limit: Int!, $offset: Int!) {
+  failedMessages(userId: $u, limit: $limit, offset: $offset) {
+    id userId sessionId reason attempts lastAttemptAt timestamp } }"""
+_RETRY = """mutation($ids: [ID!]!) { retryMessages(ids: $ids) }"""
+_RETRY_USER = """mutation($u: String!) { retryFailed(userId: $u) }"""
 _ERRORS: dict[str, type[GumemError]] = {
     "UNAUTHENTICATED": AuthError,
     "NOT_FOUND": NotFoundError,
@@ -35,7 +40,7 @@ class Client:
         self,
         url: str = "http://127.0.0.1:8000/graphql",
         key: str | None = None,
-        timeout_s: float = 30.0,
+        timeout_s: float = 60.0,  # above the server's sync processing budget (30 s)
     ) -> None:
         key = key or os.environ.get("GUMEM_API_KEY")
         if not key:
@@ -77,6 +82,20 @@ class Client:
             _MEMORY, u=user_id, q=query, s=session_id, now=now, limit=limit
         )["memory"]
         return res
+
+    def failed_messages(
+        self, user_id: str | None = None, limit: int = 50, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        res: list[dict[str, Any]] = self.execute(_FAILED, u=user_id, limit=limit, offset=offset)[
+            "failedMessages"
+        ]
+        return res
+
+    def retry_messages(self, ids: list[str]) -> int:
+        return int(self.execute(_RETRY, ids=ids)["retryMessages"])
+
+    def retry_failed(self, user_id: str) -> int:
+        return int(self.execute(_RETRY_USER, u=user_id)["retryFailed"])
 
     def trace(self, node_id: str) -> dict[str, Any]:
         res = self.execute(_TRACE, id=node_id)["trace"]

@@ -7,14 +7,13 @@ import contextlib
 import dataclasses
 import logging
 import time
+import traceback
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from extract.behaviour import extract_events
-from extract.facts import extract_chats
 from extract.slots import resolve_slot
 from extract.summaries import build_summaries, summary_key
 from extract.topics import TopicChoice, assign_topics, topic_embedding_text
@@ -22,8 +21,10 @@ from extract.types import Extraction, FactDraft, FactRecord, MessageRecord, Reje
 from graph import memory as gm
 from graph.db import Database
 from gumem.errors import StorageUnavailable
+from gumem.extractor import Extractor, Failure, Task, log_failure
 from gumem.models import Models
 from gumem.settings import Settings
+from gumem.worker import WorkerStatus
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,15 @@ class Report:
     summaries: int = 0
     retired: int = 0
     rejections: list[Rejection] = field(default_factory=list)
+    failed: int = 0
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """What extraction gave for a batch: the facts, and the Messages that failed (why)."""
+
+    extraction: Extraction
+    failed: dict[str, str]  # message id → reason (a kind, never content)
 
 
 def fact_id(tenant: str, user_id: str, d: FactDraft) -> str:
@@ -74,10 +84,18 @@ def merge_drafts(parts: tuple[FactDraft, ...]) -> FactDraft:
 
 
 class Pipeline:
-    def __init__(self, db: Database, settings: Settings, models: Models | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        models: Models | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
         self.db = db
         self.settings = settings
         self.models = models or Models(settings)
+        self.extractor = extractor or Extractor(settings, models=self.models)
+        self.status = WorkerStatus()
         self._locks: dict[tuple[str, str], asyncio.Lock] = defaultdict(asyncio.Lock)
 
     @property
@@ -91,17 +109,21 @@ class Pipeline:
         return total
 
     async def process_pending(self, limit: int = 100) -> int:
-        """Process every user with pending Messages (crash recovery, async mode)."""
+        """Process every user with Messages due (crash recovery, retries, async mode)."""
         total = 0
-        for tenant, user_id in await gm.pending_users(self.db, limit):
+        users = await gm.pending_users(self.db, limit)
+        self.status.pending_users = len(users)
+        for tenant, user_id in users:
             total += (await self.process_user(tenant, user_id)).messages
         return total
 
     async def run_worker(self, stop: asyncio.Event, interval_s: float = 1.0) -> None:
-        """Drain pending Messages until `stop` is set; storage outages only pause it."""
+        """Drain pending Messages until `stop` is set; storage outages only pause it.
+        Any other error ends this call: the supervisor (gumem.worker) restarts it."""
         while not stop.is_set():
             try:
                 done = await self.process_pending()
+                self.status.last_success = datetime.now(UTC)
             except StorageUnavailable:
                 done = 0
             if not done:
@@ -130,11 +152,60 @@ class Pipeline:
         except (StorageUnavailable, gm.Fenced):
             raise  # pending Messages or the user's consolidation mark bring it back
         except Exception as exc:
-            log.exception("processing failed: %s", type(exc).__name__)
-            await gm.mark_failed(
-                self.db, tenant, [m.message_id for m in pending], type(exc).__name__
-            )
-            return Report()
+            _log_error("processing failed", exc)
+            return await self._one_by_one(tenant, user_id, pending, exc, token)
+
+    async def _one_by_one(
+        self,
+        tenant: str,
+        user_id: str,
+        pending: list[MessageRecord],
+        exc: Exception,
+        token: str | None,
+    ) -> Report:
+        """A batch failed past extraction (writing, embedding): each Message again on its
+        own (the events together), so the one that fails fails alone."""
+        reason = f"processing_error:{type(exc).__name__}"
+        if len(pending) == 1:
+            await self._mark_failed(tenant, {pending[0].message_id: reason})
+            return Report(failed=1)
+        chat = [[m] for m in pending if m.event_type == "message"]
+        events = [m for m in pending if m.event_type != "message"]
+        report = Report()
+        for group in chat + ([events] if events else []):
+            try:
+                r = await self._process(tenant, user_id, group, token)
+            except (StorageUnavailable, gm.Fenced):
+                raise
+            except Exception as again:
+                _log_error("processing failed", again)
+                why = f"processing_error:{type(again).__name__}"
+                await self._mark_failed(tenant, {m.message_id: why for m in group})
+                r = Report(failed=len(group))
+            report.messages += r.messages
+            report.facts += r.facts
+            report.superseded += r.superseded
+            report.summaries += r.summaries
+            report.retired += r.retired
+            report.failed += r.failed
+            report.rejections += r.rejections
+        return report
+
+    async def _mark_failed(self, tenant: str, failed: dict[str, str]) -> None:
+        """Count a failed attempt per Message; it is retried after a backoff, up to
+        `max_attempts`, then it stays `failed` (listed and re-queued by hand)."""
+        log.warning(
+            "%d messages failed: %s",
+            len(failed),
+            ", ".join(sorted(set(failed.values()))),
+        )
+        await gm.mark_failed(
+            self.db,
+            tenant,
+            failed,
+            max_attempts=self.settings.max_attempts,
+            backoff_s=self.settings.retry_backoff_s,
+        )
 
     async def _finish_consolidation(self, tenant: str, user_id: str) -> Report:
         """Consolidate Facts written by a run that stopped before consolidating them."""
@@ -147,7 +218,7 @@ class Pipeline:
             raise
         except Exception as exc:
             # the user's next Messages consolidate again; retrying here would loop
-            log.exception("consolidation failed: %s", type(exc).__name__)
+            _log_error("consolidation failed", exc)
             token = await gm.user_token(self.db, tenant, user_id)
             await gm.mark_consolidated(self.db, tenant, user_id, datetime.now(UTC), token)
         return report
@@ -157,32 +228,39 @@ class Pipeline:
     ) -> Report:
         report = Report()
         t0 = time.perf_counter()
-        extraction = await self._extract(tenant, user_id, pending)
+        extracted = await self._extract(tenant, user_id, pending)
+        extraction, failed = extracted.extraction, extracted.failed
         t1 = time.perf_counter()
         report.rejections = list(extraction.rejections)
         facts = await self._resolve_slots(tenant, user_id, list(extraction.facts))
         groups = group_drafts(tenant, user_id, facts)
         drafts = {fid: merge_drafts(parts) for fid, parts in groups.items()}
         known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
-        chat = [m for m in pending if m.event_type == "message"]
+        done = [m for m in pending if m.message_id not in failed]
+        chat = [m for m in done if m.event_type == "message"]
         msg_vec, emb = await asyncio.to_thread(
             self._embed, chat, {f: d for f, d in drafts.items() if f not in known}
         )
         new = [gm.NewFact(fid, d, emb.get(fid), groups[fid]) for fid, d in drafts.items()]
-        processed = {m.message_id: msg_vec.get(m.message_id) for m in pending}
+        processed = {m.message_id: msg_vec.get(m.message_id) for m in done}
         t2 = time.perf_counter()
-        superseded = await gm.write_facts(self.db, tenant, user_id, new, processed, token)
+        superseded = (
+            await gm.write_facts(self.db, tenant, user_id, new, processed, token)
+            if processed
+            else []
+        )
+        if failed:
+            await self._mark_failed(tenant, failed)
         t3 = time.perf_counter()
         report.messages, report.facts, report.superseded = (
-            len(pending),
+            len(done),
             len(new),
             len(superseded),
         )
-        try:
-            s, r = await self._consolidate(tenant, user_id, marked=bool(new))
-        except gm.Fenced:  # a deletion since the facts were written: consolidate what is left
-            s, r = await self._consolidate(tenant, user_id, marked=True)
-        report.summaries, report.retired = s, r
+        report.failed = len(failed)
+        report.summaries, report.retired = await self._consolidate_after_write(
+            tenant, user_id, marked=bool(new)
+        )
         log.debug(
             "timings: extract %.2fs embed %.2fs write %.2fs consolidate %.2fs",
             t1 - t0,
@@ -214,6 +292,22 @@ class Pipeline:
             out.append(d)
         return out
 
+    async def _consolidate_after_write(
+        self, tenant: str, user_id: str, marked: bool
+    ) -> tuple[int, int]:
+        """Consolidate the facts just written. An error here fails no Message (they are
+        processed): the user's mark stays, the worker tries once more and then drops it."""
+        try:
+            try:
+                return await self._consolidate(tenant, user_id, marked=marked)
+            except gm.Fenced:  # a deletion since the facts were written: consolidate what is left
+                return await self._consolidate(tenant, user_id, marked=True)
+        except (StorageUnavailable, gm.Fenced):
+            raise
+        except Exception as exc:
+            _log_error("consolidation failed", exc)
+            return 0, 0
+
     def _embed(
         self, chat: list[MessageRecord], fresh: dict[str, FactDraft]
     ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
@@ -242,31 +336,30 @@ class Pipeline:
             emb.update(zip(todo, vecs, strict=True))
         return msg_vec, emb
 
-    async def _extract(self, tenant: str, user_id: str, pending: list[MessageRecord]) -> Extraction:
+    async def _extract(self, tenant: str, user_id: str, pending: list[MessageRecord]) -> Extracted:
+        """Each chat turn a task of its own, the event window one more: a task that fails
+        (an error, past its time budget) fails its Messages only."""
         chat = [m for m in pending if m.event_type == "message"]
         events_pending = [m for m in pending if m.event_type != "message"]
-        window: list[MessageRecord] = []
+        tasks = [Task("chat", (m,)) for m in chat]
         if events_pending:
             until = max(m.timestamp for m in events_pending)
             since = min(m.timestamp for m in events_pending) - timedelta(
                 days=self.settings.event_window_days
             )
             window = await gm.event_window(self.db, tenant, user_id, since, until)
-        en, zh = self.models.en, self.models.zh
-
-        def run() -> Extraction:
-            facts: list[FactDraft] = []
-            rejections: list[Rejection] = []
-            for ex in extract_chats(chat, en, zh):
-                facts.extend(ex.facts)
-                rejections.extend(ex.rejections)
-            if window:
-                ex = extract_events(window, en, zh)
-                facts.extend(ex.facts)
-                rejections.extend(ex.rejections)
-            return Extraction(tuple(facts), tuple(rejections))
-
-        return await asyncio.to_thread(run)
+            tasks.append(Task("events", tuple(window)))
+        facts: list[FactDraft] = []
+        rejections: list[Rejection] = []
+        failed: dict[str, str] = {}
+        for task, out in zip(tasks, await self.extractor.run(tasks), strict=True):
+            if isinstance(out, Failure):
+                owners = events_pending if task.kind == "events" else task.messages
+                failed.update((m.message_id, out.reason) for m in owners)
+            else:
+                facts.extend(out.facts)
+                rejections.extend(out.rejections)
+        return Extracted(Extraction(tuple(facts), tuple(rejections)), failed)
 
     async def consolidate(self, tenant: str, user_id: str) -> tuple[int, int]:
         async with self._locks[(tenant, user_id)]:
@@ -285,7 +378,8 @@ class Pipeline:
         topics = await gm.user_topics(self.db, tenant, user_id)
         unfiled = [x.fact for x in facts if x.topic is None]
         filed = [(x.fact, x.topic) for x in facts if x.topic is not None]
-        choices = assign_topics(
+        choices = await asyncio.to_thread(  # CPU (rules, maybe embeddings): off the loop
+            assign_topics,
             [x.fact for x in facts if x.topic is None and not x.prev_topic],
             topics,
             self.models.embedder,
@@ -324,7 +418,9 @@ class Pipeline:
         for f in unfiled:
             by_topic[choices[f.fact_id].name].append(f)
         current = await gm.active_summaries(self.db, tenant, user_id, list(by_topic))
-        summaries, retire = self._plan_summaries(tenant, user_id, by_topic, topic_ids, current)
+        summaries, retire = await asyncio.to_thread(
+            self._plan_summaries, tenant, user_id, by_topic, topic_ids, current
+        )
         summaries = await self._embed_summaries(summaries)
         assign = [{"fact_id": f.fact_id, "topic": choices[f.fact_id].name} for f in unfiled]
         if new_topics or assign or summaries or retire:
@@ -366,7 +462,9 @@ class Pipeline:
             if c["summary_id"] not in purged
         ]
         known = {t.name: t.topic_id for t in await gm.user_topics(self.db, tenant, user_id)}
-        out, _retire = self._plan_summaries(tenant, user_id, by_topic, known, current)
+        out, _retire = await asyncio.to_thread(
+            self._plan_summaries, tenant, user_id, by_topic, known, current
+        )
         return await self._embed_summaries(out)
 
     async def _embed_summaries(self, planned: list[gm.NewSummary]) -> list[gm.NewSummary]:
@@ -431,3 +529,8 @@ def _related(current: dict[str, Any], fact_ids: tuple[str, ...], slots: dict[str
     if set(current["source_facts"]) & set(fact_ids):
         return True
     return bool(set(current.get("slots") or ()) & {slots[f] for f in fact_ids if f in slots})
+
+
+def _log_error(what: str, exc: BaseException) -> None:
+    """The error's type and frames: its message may quote a Message's content."""
+    log_failure(what, type(exc).__name__, "".join(traceback.format_tb(exc.__traceback__)))

