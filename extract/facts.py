@@ -1142,6 +1142,7 @@ def _analyse(
         or correction_in_sentence
         or changed
         or bool(retracts)
+        or bool((_CUE_ZH if zh else _CUE_EN).search(raw))
         or bool(msg.metadata.get("correction"))
     )
     ents = entity_refs(doc, start, end)
@@ -1209,6 +1210,12 @@ _CHANGE_EN = _rx(
     r"anymore|new)\b"
 )
 _CHANGE_ZH = rx.compile(r"改成|换成|改为|改到|换到|变成|不再|现在|搬到|以后|今后|从现在起|新的")
+# explicit correction cues: a Fact carrying one replaces what it corrects, slot or not
+_CUE_EN = _rx(
+    r"\b(?:actually|instead|(?:switched|moved|changed)\s+(?:to|from|over|it\s+to)|"
+    r"make\s+that|no\s+longer|from\s+now\s+on)\b"
+)
+_CUE_ZH = rx.compile(r"换成|改成|改为|改到|换到|更正|不再|搬到|改在|挪到|改用|换用")
 _CHANGE_ADV_ZH = rx.compile(r"从今以后|从现在起|以后|今后")
 _THIRD_PRON_EN = {"he", "she", "they", "him", "her", "them"}
 _MODALS_EN = {"would", "'d", "might", "could"}
