@@ -34,7 +34,19 @@ _NOT_VALUE = {
     "changed", "update", "correction", "a", "an", "my", "our", "we",
 }  # fmt: skip
 _NOT_VALUE_ZH = {"用户", "用户等人", "我", "我们", "现在", "以后", "今后", "一下"}
-_VALUE_FLAGS_ZH = ("n", "eng", "m", "t", "nr", "ns", "nt", "nz", "j")
+_VALUE_FLAGS_ZH = ("n", "eng", "m", "t", "j")
+# explicit correction cues, in a Fact's own words (facts.py marks corrections with them)
+CUE_EN = rx.compile(
+    r"\b(?:actually|instead|(?:switched|moved|changed)\s+(?:to|from|over|it\s+to)|"
+    r"make\s+that|no\s+longer|from\s+now\s+on)\b",
+    rx.IGNORECASE,
+)
+CUE_ZH = rx.compile(r"换成|改成|改为|改到|换到|更正|不再|搬到|改在|挪到|改用|换用")
+
+
+def has_cue(text: str) -> bool:
+    """Whether ``text`` itself says that something changed."""
+    return bool(CUE_ZH.search(text) or CUE_EN.search(text))
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,7 @@ class Claim:
     valid_from: datetime
     embedding: Sequence[float] | None
     sources: tuple[str, ...]
-    correction: bool
+    correction: bool  # the Fact's own clause says something changed (FactDraft.cue)
     retracts: bool = False  # it names what stops being true: the retraction handles it
 
 
@@ -82,9 +94,9 @@ def values(content: str) -> dict[str, str]:
             w = word.strip()
             if not w or w in _NOT_VALUE_ZH or not flag.startswith(_VALUE_FLAGS_ZH):
                 continue
-            if _DIGIT.search(w) or flag in ("m", "t"):
+            if _DIGIT.search(w) or flag[:1] in ("m", "t"):
                 out[w] = "num"
-            elif flag == "eng" or len(w) >= 2:
+            elif flag in ("eng", "j") or (flag[:1] == "n" and len(w) >= 2):
                 out[w] = "name"
         return out
     for i, m in enumerate(_WORD_EN.finditer(content)):
@@ -101,8 +113,13 @@ def values(content: str) -> dict[str, str]:
 
 def _words(content: str) -> set[str]:
     if _HAN.search(content):
-        return {w.strip().lower() for w, _f in cut_zh(content) if len(w.strip()) >= 2}
-    return {m.group(0).lower() for m in _WORD_EN.finditer(content) if len(m.group(0)) >= 3}
+        return {
+            w.strip().lower()
+            for w, _f in cut_zh(content)
+            if len(w.strip()) >= 2 and w.strip() not in _NOT_VALUE_ZH
+        }
+    words = {m.group(0).lower() for m in _WORD_EN.finditer(content) if len(m.group(0)) >= 3}
+    return words - _NOT_VALUE
 
 
 def _head(slot: str | None) -> str:
@@ -181,4 +198,4 @@ def conflicts(
     return out
 
 
-__all__ = ["Claim", "Known", "conflicts", "cosine", "values"]
+__all__ = ["CUE_EN", "CUE_ZH", "Claim", "Known", "conflicts", "cosine", "has_cue", "values"]

@@ -17,11 +17,13 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from extract import rx
+from extract.conflicts import CUE_EN, CUE_ZH
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
 from extract.nlp import doc_text, entity_refs, ents_in, gazetteer_lookup
 from extract.packs import Pack, PackPattern
 from extract.packs import current as current_pack
 from extract.slots import cut_zh, make_that_en, retracts_en, retracts_zh, slot_en, slot_zh
+from extract.timecues import resolve_relative_days
 from extract.types import (
     EntityRef,
     Extraction,
@@ -993,7 +995,11 @@ def _wording_en(
     toks = _tokens(doc, start, end)
     text = doc_text(doc)[start:end].strip()
     implied = _implied_subject(toks)
-    if implied is not None:
+    lets = _content_tokens(toks)
+    if _lets(lets):
+        rest = doc_text(doc)[lets[1].idx + len(lets[1].text) : end].strip()
+        out = f"{subject} wants to {rest}"
+    elif implied is not None:
         rest = _rewrite_en(doc, start, end, subject)
         out = " ".join(w for w in (subject, implied, rest[:1].lower() + rest[1:]) if w)
     elif any(_first_person(t) for t in toks):
@@ -1096,6 +1102,9 @@ def _analyse(
     )
     request = bool((_REQUEST_ZH if zh else _REQUEST_EN).match(text))
     if (question or request) and slot is None:
+        rest = _after_wrapper(doc, clause, start, end)
+        if rest is not None:  # "Can you remember this for me: I've booked …"
+            return _analyse(msg, doc, lang, rest, correction_in_sentence)
         return _reject(
             msg, "question to the agent" if question else "request to the agent", raw.strip()
         )
@@ -1135,14 +1144,16 @@ def _analyse(
         content = _CHANGE_ADV_ZH.sub(
             "", content
         )  # "欧洲团队以后默认 Paris" -> "欧洲团队默认 Paris"
+    content = resolve_relative_days(content, msg.timestamp, zh)
     retracts = retracts_zh(text) if zh else retracts_en(_content_tokens(toks))
     changed = bool(slot) and bool((_CHANGE_ZH if zh else _CHANGE_EN).search(text))
+    cue = correction or changed or bool((CUE_ZH if zh else CUE_EN).search(raw))
     correction = (
         correction
         or correction_in_sentence
         or changed
         or bool(retracts)
-        or bool((_CUE_ZH if zh else _CUE_EN).search(raw))
+        or bool((CUE_ZH if zh else CUE_EN).search(raw))
         or bool(msg.metadata.get("correction"))
     )
     ents = entity_refs(doc, start, end)
@@ -1163,17 +1174,66 @@ def _analyse(
         explicit=True,
         confidence=1.0,
         is_correction=correction,
+        cue=cue,
         key=_key(kind, slot, content),
         anchors=anchors,
         retracts=retracts,
     )
 
 
+def _after_wrapper(doc: Doc, clause: _Piece, start: int, end: int) -> _Piece | None:
+    """A request or question to the agent that wraps a statement after a colon: the
+    statement's piece ("记一下：…", "Can you note this: …"); None without one."""
+    text = doc_text(doc)[start:end]
+    cut = min((i for i in (text.find(":"), text.find("：")) if i >= 0), default=-1)
+    if cut < 0 or not text[cut + 1 :].strip():
+        return None
+    return _Piece(start + cut + 1, clause.end, clause.sent, clause.hard)
+
+
+def _lets(toks: list[Token]) -> bool:
+    """A "let's …" suggestion: the speaker's own plan."""
+    toks = _content_tokens(toks)
+    return len(toks) > 1 and toks[0].lower_ == "let" and toks[1].lower_ in ("'s", "us")
+
+
+_UNIT_ENTS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"}
+_NAME_ENTS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP", "EVENT", "LAW"}
+_CONSTRAINT_EN = {"must", "only", "need", "needs", "required", "mandatory"}
+
+
+def _has_content_en(toks: list[Token]) -> bool:
+    """Content a user states about their own matter without saying "I": a number with
+    its unit, a named thing, or a constraint (must, only, need, has to)."""
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1].lower_ if i + 1 < len(toks) else ""
+        if t.lower_ in _CONSTRAINT_EN or (t.lower_ in ("has", "have") and nxt == "to"):
+            return True
+        counted = i + 1 < len(toks) and toks[i + 1].pos_ == "NOUN"
+        if t.like_num and t.ent_type_ in _UNIT_ENTS | {""} and (counted or _DIGIT.search(t.text)):
+            return True
+        if t.ent_type_ in _NAME_ENTS:
+            return True
+    return False
+
+
+_DIGIT = rx.compile(r"\d")
+_DIGITS_OR_LATIN = rx.compile(r"\d|[A-Za-z]{2,}")
+_CONSTRAINT_ZH = rx.compile(r"必须|需要|只要|只能|只|尽量|一定要|最好|至少|最多|不要|别")
+
+
+def _has_content_zh(text: str) -> bool:
+    """The same for Chinese: a number, a Latin name, a constraint word or a change verb."""
+    return bool(_DIGITS_OR_LATIN.search(text) or _CONSTRAINT_ZH.search(text) or CUE_ZH.search(text))
+
+
 def _not_about_user(
     text: str, toks: list[Token], kind: Kind, lang: Lang, multi_party: bool
 ) -> str | None:
-    if lang == "zh":
+    if lang == "zh" or _HAN.search(text):
         first = bool(_FIRST_PERSON_ZH.search(text))
+        if not first and _has_content_zh(text):
+            return None  # the user's own turn: a statement of their matter
         if _SECOND_PERSON_ZH.match(text) and kind in ("fact", "preference", "timeline"):
             return "about the other party, not the user"
         if not first and not _PRED_START_ZH.match(text) and kind == "fact":
@@ -1185,7 +1245,12 @@ def _not_about_user(
         ):
             return "small talk: no statement about the user (no verb, no first person)"
         return None
-    first = any(_first_person(t) for t in toks) or _implied_subject(toks) is not None
+    first = (
+        any(_first_person(t) for t in toks)
+        or _implied_subject(toks) is not None
+        or _lets(toks)
+        or _has_content_en(toks)  # the user's own turn: a statement of their matter
+    )
     first_subject = any(_first_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in toks)
     second = any(t.lower_ in ("you", "your", "yours", "u") for t in toks)
     if second and not first_subject and kind in ("fact", "preference", "timeline"):
@@ -1210,12 +1275,6 @@ _CHANGE_EN = _rx(
     r"anymore|new)\b"
 )
 _CHANGE_ZH = rx.compile(r"改成|换成|改为|改到|换到|变成|不再|现在|搬到|以后|今后|从现在起|新的")
-# explicit correction cues: a Fact carrying one replaces what it corrects, slot or not
-_CUE_EN = _rx(
-    r"\b(?:actually|instead|(?:switched|moved|changed)\s+(?:to|from|over|it\s+to)|"
-    r"make\s+that|no\s+longer|from\s+now\s+on)\b"
-)
-_CUE_ZH = rx.compile(r"换成|改成|改为|改到|换到|更正|不再|搬到|改在|挪到|改用|换用")
 _CHANGE_ADV_ZH = rx.compile(r"从今以后|从现在起|以后|今后")
 _THIRD_PRON_EN = {"he", "she", "they", "him", "her", "them"}
 _MODALS_EN = {"would", "'d", "might", "could"}

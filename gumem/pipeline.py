@@ -235,7 +235,7 @@ class Pipeline:
                 ),
                 n.embedding,
                 n.draft.source_message_ids,
-                n.draft.is_correction,
+                n.draft.cue,
                 bool(n.draft.retracts),
             )
             for n in new
