@@ -34,6 +34,7 @@ _NOT_VALUE = {
     "changed", "update", "correction", "a", "an", "my", "our", "we",
 }  # fmt: skip
 _NOT_VALUE_ZH = {"用户", "用户等人", "我", "我们", "现在", "以后", "今后", "一下"}
+_UNTYPED = {"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "PERSON"}
 _VALUE_FLAGS_ZH = ("n", "eng", "m", "t", "j")
 # explicit correction cues, in a Fact's own words (facts.py marks corrections with them)
 CUE_EN = rx.compile(
@@ -61,6 +62,7 @@ class Known:
     valid_from: datetime
     embedding: Sequence[float] | None
     sources: tuple[str, ...]
+    entities: tuple[tuple[str, str], ...] = ()  # (name, type)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class Claim:
     sources: tuple[str, ...]
     correction: bool  # the Fact's own clause says something changed (FactDraft.cue)
     retracts: bool = False  # it names what stops being true: the retraction handles it
+    entities: tuple[tuple[str, str], ...] = ()  # (name, type)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -127,12 +130,25 @@ def _head(slot: str | None) -> str:
 
 
 def _head_shared(new: Claim, old: Known) -> bool:
+    """The older Fact names the new value's attribute (one head with other qualifiers,
+    "filter:seat" and "filter:time", are two attributes)."""
     head = _head(new.slot)
-    if not head:
+    if not head or (old.slot and _head(old.slot) == head):
         return False
-    if head == _head(old.slot):
-        return True
     return head.replace("_", " ") in old.content.lower()
+
+
+def _other_slots(new: Claim, old: Known) -> bool:
+    """One head with other qualifiers ("filter:seat", "filter:time"): two attributes."""
+    return bool(
+        new.slot and old.slot and new.slot != old.slot and _head(new.slot) == _head(old.slot)
+    )
+
+
+def _typed(ents: tuple[tuple[str, str], ...], other: str) -> set[str]:
+    """The entity types of the names in ``ents`` that ``other`` does not mention."""
+    low = other.lower()
+    return {t for n, t in ents if n.lower() not in low and t not in _UNTYPED}
 
 
 def _differs(new: dict[str, str], old: dict[str, str]) -> bool:
@@ -170,6 +186,8 @@ def conflicts(
                 continue
             # an explicit cue names a change: the kind wording may differ, the polarity not;
             # a slot value without a cue only replaces a Fact that names its attribute
+            if _other_slots(new, old):
+                continue
             cued = new.correction and old.polarity == new.polarity
             if not (cued or _head_shared(new, old)):
                 continue
@@ -178,7 +196,8 @@ def conflicts(
             if sim < threshold or not _differs(new_vals, old_vals):
                 continue
             shared = len(_words(new.content) & _words(old.content) - {w.lower() for w in new_vals})
-            found.append((sim + 0.02 * min(shared, 3), old, old_vals))
+            kin = _typed(new.entities, old.content) & _typed(old.entities, new.content)
+            found.append((sim + 0.02 * min(shared, 3) + 0.05 * bool(kin), old, old_vals))
         if not found:
             continue
         if value_similarity is not None and len(found) > 1:

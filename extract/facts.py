@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from spacy.language import Language
 from spacy.tokens import Doc, Token
@@ -1109,7 +1109,8 @@ def _analyse(
             msg, "question to the agent" if question else "request to the agent", raw.strip()
         )
     toks = [] if zh else _tokens(doc, start, end)
-    reason = _not_the_users(text, toks, lang, slot is not None)
+    named = None if zh else _named_antecedent(doc, start, toks)
+    reason = None if named else _not_the_users(text, toks, lang, slot is not None)
     if reason:
         return _reject(msg, reason, raw.strip())
     kind, polarity = _kind_zh(text) if zh else _kind_en(text, toks)
@@ -1144,6 +1145,8 @@ def _analyse(
         content = _CHANGE_ADV_ZH.sub(
             "", content
         )  # "欧洲团队以后默认 Paris" -> "欧洲团队默认 Paris"
+    if named and content.split(" ", 1)[0].lower() in ("they", "it"):
+        content = named[0] + " " + content.split(" ", 1)[1]  # "They status-matched me" keeps who
     content = resolve_relative_days(content, msg.timestamp, zh)
     retracts = retracts_zh(text) if zh else retracts_en(_content_tokens(toks))
     changed = bool(slot) and bool((_CHANGE_ZH if zh else _CHANGE_EN).search(text))
@@ -1179,6 +1182,21 @@ def _analyse(
         anchors=anchors,
         retracts=retracts,
     )
+
+
+_THING_ENTS = {"ORG", "PRODUCT", "FAC", "WORK_OF" + "_ART", "EVENT"}
+
+
+def _named_antecedent(doc: Doc, start: int, toks: list[Token]) -> tuple[str] | None:
+    """ "They status-matched me …" after "I switched to <an organisation>": "they" is that
+    organisation, acting on the user — the clause is the user's, bound to the name."""
+    subj = next((t for t in _content_tokens(toks)[:1] if t.lower_ in ("they", "it")), None)
+    if subj is None or subj.dep_ not in ("nsubj", "nsubjpass"):
+        return None
+    if not any(_first_person(t) and t.dep_ in ("dobj", "dative", "pobj") for t in toks):
+        return None
+    before = [e for e in doc.ents if e.end_char <= start and e.label_ in _THING_ENTS]
+    return (before[-1].text,) if before else None
 
 
 def _after_wrapper(doc: Doc, clause: _Piece, start: int, end: int) -> _Piece | None:
@@ -1361,12 +1379,42 @@ def _not_the_users_zh(text: str, slot: bool) -> str | None:
     return None
 
 
+# "X改了，换成Y": the attribute named in a clause of its own, the value in the next one
+_CHANGED_ZH = rx.compile(
+    r"^(?P<attr>[^，,。；;！!？?\s]{2,12}?)(?:也|都|又|已经)?(?:改了|变了|换了|调整了|有变(?:化)?|变动了)$"
+)
+_OPENS_WITH_CHANGE_ZH = rx.compile(
+    r"^(?:也|都|又|已经|就)?(?:换成|改成|改为|改到|换到|调成|调到|改在|挪到)"
+)
+
+
+def _carry(draft: FactDraft, attr: str, text: str) -> FactDraft:
+    """A change clause without its attribute, given the one the previous clause named."""
+    found = slot_zh(attr + text)
+    slot = draft.slot or (found.key if found else None)
+    content = attr + draft.content
+    return replace(
+        draft,
+        content=content,
+        slot=slot,
+        value=draft.value or (found.value if found else None),
+        key=_key(draft.kind, slot, content),
+    )
+
+
 def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
     by_key: dict[str, FactDraft] = {}
     rejections: list[Rejection] = []
     corrected_sents: set[int] = set()
+    carried: str | None = None
     for clause in _clauses(doc, lang):
         result = _analyse(msg, doc, lang, clause, clause.sent in corrected_sents)
+        if lang == "zh":
+            text = _TRAIL.sub("", doc_text(doc)[clause.start : clause.end].strip())
+            if isinstance(result, FactDraft) and carried and _OPENS_WITH_CHANGE_ZH.match(text):
+                result = _carry(result, carried, text)
+            named = _CHANGED_ZH.match(text)
+            carried = named.group("attr") if named else None
         if result is True:
             corrected_sents.add(clause.sent)  # a bare "更正：" / "Correction:" piece
         elif isinstance(result, FactDraft):

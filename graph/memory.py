@@ -228,6 +228,7 @@ async def conflict_candidates(db: Database, tenant: str, user_id: str, limit: in
             valid_from=native(r["valid_from"]),
             embedding=r["embedding"],
             sources=tuple(r["sources"]),
+            entities=tuple((e["name"], e["type"]) for e in r["ents"]),
         )
         for r in rows
     ]

@@ -237,6 +237,7 @@ class Pipeline:
                 n.draft.source_message_ids,
                 n.draft.cue,
                 bool(n.draft.retracts),
+                tuple((e.name, e.type) for e in n.draft.entities),
             )
             for n in new
         ]
@@ -255,6 +256,7 @@ class Pipeline:
                 c.valid_from,
                 c.embedding,
                 c.sources,
+                c.entities,
             )
             for c in claims
         ]
