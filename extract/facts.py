@@ -1196,7 +1196,17 @@ def _named_antecedent(doc: Doc, start: int, toks: list[Token]) -> tuple[str] | N
     if not any(_first_person(t) and t.dep_ in ("dobj", "dative", "pobj") for t in toks):
         return None
     before = [e for e in doc.ents if e.end_char <= start and e.label_ in _THING_ENTS]
-    return (before[-1].text,) if before else None
+    if before:
+        return (before[-1].text,)
+    # or the last run of proper nouns before the clause that names no person
+    run: list[Token] = []
+    for t in doc:
+        if t.idx >= start:
+            break
+        if t.pos_ == "PROPN" and t.ent_type_ != "PERSON":
+            run = run if run and run[-1].i == t.i - 1 else []
+            run.append(t)
+    return (doc[run[0].i : run[-1].i + 1].text,) if run else None
 
 
 def _after_wrapper(doc: Doc, clause: _Piece, start: int, end: int) -> _Piece | None:
