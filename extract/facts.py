@@ -1184,7 +1184,7 @@ def _analyse(
     )
 
 
-_THING_ENTS = {"ORG", "PRODUCT", "FAC", "WORK_OF" + "_ART", "EVENT"}
+_THING_ENTS = {"ORG", "PRODUCT", "FAC", "EVENT"}
 
 
 def _named_antecedent(doc: Doc, start: int, toks: list[Token]) -> tuple[str] | None:
