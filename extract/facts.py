@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from extract import rx
+from extract.conflicts import CUE_EN, CUE_ZH
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
 from extract.nlp import doc_text, entity_refs, ents_in, gazetteer_lookup
 from extract.packs import Pack, PackPattern
 from extract.packs import current as current_pack
 from extract.slots import cut_zh, make_that_en, retracts_en, retracts_zh, slot_en, slot_zh
+from extract.timecues import resolve_relative_days
 from extract.types import (
     EntityRef,
     Extraction,
@@ -993,7 +995,11 @@ def _wording_en(
     toks = _tokens(doc, start, end)
     text = doc_text(doc)[start:end].strip()
     implied = _implied_subject(toks)
-    if implied is not None:
+    lets = _content_tokens(toks)
+    if _lets(lets):
+        rest = doc_text(doc)[lets[1].idx + len(lets[1].text) : end].strip()
+        out = f"{subject} wants to {rest}"
+    elif implied is not None:
         rest = _rewrite_en(doc, start, end, subject)
         out = " ".join(w for w in (subject, implied, rest[:1].lower() + rest[1:]) if w)
     elif any(_first_person(t) for t in toks):
@@ -1096,11 +1102,15 @@ def _analyse(
     )
     request = bool((_REQUEST_ZH if zh else _REQUEST_EN).match(text))
     if (question or request) and slot is None:
+        rest = _after_wrapper(doc, clause, start, end)
+        if rest is not None:  # "Can you remember this for me: I've booked …"
+            return _analyse(msg, doc, lang, rest, correction_in_sentence)
         return _reject(
             msg, "question to the agent" if question else "request to the agent", raw.strip()
         )
     toks = [] if zh else _tokens(doc, start, end)
-    reason = _not_the_users(text, toks, lang, slot is not None)
+    named = None if zh else _named_antecedent(doc, start, toks)
+    reason = None if named else _not_the_users(text, toks, lang, slot is not None)
     if reason:
         return _reject(msg, reason, raw.strip())
     kind, polarity = _kind_zh(text) if zh else _kind_en(text, toks)
@@ -1135,13 +1145,18 @@ def _analyse(
         content = _CHANGE_ADV_ZH.sub(
             "", content
         )  # "欧洲团队以后默认 Paris" -> "欧洲团队默认 Paris"
+    if named and content.split(" ", 1)[0].lower() in ("they", "it"):
+        content = named[0] + " " + content.split(" ", 1)[1]  # "They status-matched me" keeps who
+    content = resolve_relative_days(content, msg.timestamp, zh)
     retracts = retracts_zh(text) if zh else retracts_en(_content_tokens(toks))
     changed = bool(slot) and bool((_CHANGE_ZH if zh else _CHANGE_EN).search(text))
+    cue = correction or changed or bool((CUE_ZH if zh else CUE_EN).search(raw))
     correction = (
         correction
         or correction_in_sentence
         or changed
         or bool(retracts)
+        or bool((CUE_ZH if zh else CUE_EN).search(raw))
         or bool(msg.metadata.get("correction"))
     )
     ents = entity_refs(doc, start, end)
@@ -1162,17 +1177,91 @@ def _analyse(
         explicit=True,
         confidence=1.0,
         is_correction=correction,
+        cue=cue,
         key=_key(kind, slot, content),
         anchors=anchors,
         retracts=retracts,
     )
 
 
+_THING_ENTS = {"ORG", "PRODUCT", "FAC", "EVENT"}
+
+
+def _named_antecedent(doc: Doc, start: int, toks: list[Token]) -> tuple[str] | None:
+    """ "They status-matched me …" after "I switched to <an organisation>": "they" is that
+    organisation, acting on the user — the clause is the user's, bound to the name."""
+    subj = next((t for t in _content_tokens(toks)[:1] if t.lower_ in ("they", "it")), None)
+    if subj is None or subj.dep_ not in ("nsubj", "nsubjpass"):
+        return None
+    if not any(_first_person(t) and t.dep_ in ("dobj", "dative", "pobj") for t in toks):
+        return None
+    before = [e for e in doc.ents if e.end_char <= start and e.label_ in _THING_ENTS]
+    if before:
+        return (before[-1].text,)
+    # or the last run of proper nouns before the clause that names no person
+    run: list[Token] = []
+    for t in doc:
+        if t.idx >= start:
+            break
+        if t.pos_ == "PROPN" and t.ent_type_ != "PERSON":
+            run = run if run and run[-1].i == t.i - 1 else []
+            run.append(t)
+    return (doc[run[0].i : run[-1].i + 1].text,) if run else None
+
+
+def _after_wrapper(doc: Doc, clause: _Piece, start: int, end: int) -> _Piece | None:
+    """A request or question to the agent that wraps a statement after a colon: the
+    statement's piece ("记一下：…", "Can you note this: …"); None without one."""
+    text = doc_text(doc)[start:end]
+    cut = min((i for i in (text.find(":"), text.find("：")) if i >= 0), default=-1)
+    if cut < 0 or not text[cut + 1 :].strip():
+        return None
+    return _Piece(start + cut + 1, clause.end, clause.sent, clause.hard)
+
+
+def _lets(toks: list[Token]) -> bool:
+    """A "let's …" suggestion: the speaker's own plan."""
+    toks = _content_tokens(toks)
+    return len(toks) > 1 and toks[0].lower_ == "let" and toks[1].lower_ in ("'s", "us")
+
+
+_UNIT_ENTS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"}
+_NAME_ENTS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP", "EVENT", "LAW"}
+_CONSTRAINT_EN = {"must", "only", "need", "needs", "required", "mandatory"}
+
+
+def _has_content_en(toks: list[Token]) -> bool:
+    """Content a user states about their own matter without saying "I": a number with
+    its unit, a named thing, or a constraint (must, only, need, has to)."""
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1].lower_ if i + 1 < len(toks) else ""
+        if t.lower_ in _CONSTRAINT_EN or (t.lower_ in ("has", "have") and nxt == "to"):
+            return True
+        counted = i + 1 < len(toks) and toks[i + 1].pos_ == "NOUN"
+        if t.like_num and t.ent_type_ in _UNIT_ENTS | {""} and (counted or _DIGIT.search(t.text)):
+            return True
+        if t.ent_type_ in _NAME_ENTS:
+            return True
+    return False
+
+
+_DIGIT = rx.compile(r"\d")
+_DIGITS_OR_LATIN = rx.compile(r"\d|[A-Za-z]{2,}")
+_CONSTRAINT_ZH = rx.compile(r"必须|需要|只要|只能|只|尽量|一定要|最好|至少|最多|不要|别")
+
+
+def _has_content_zh(text: str) -> bool:
+    """The same for Chinese: a number, a Latin name, a constraint word or a change verb."""
+    return bool(_DIGITS_OR_LATIN.search(text) or _CONSTRAINT_ZH.search(text) or CUE_ZH.search(text))
+
+
 def _not_about_user(
     text: str, toks: list[Token], kind: Kind, lang: Lang, multi_party: bool
 ) -> str | None:
-    if lang == "zh":
+    if lang == "zh" or _HAN.search(text):
         first = bool(_FIRST_PERSON_ZH.search(text))
+        if not first and _has_content_zh(text):
+            return None  # the user's own turn: a statement of their matter
         if _SECOND_PERSON_ZH.match(text) and kind in ("fact", "preference", "timeline"):
             return "about the other party, not the user"
         if not first and not _PRED_START_ZH.match(text) and kind == "fact":
@@ -1184,7 +1273,12 @@ def _not_about_user(
         ):
             return "small talk: no statement about the user (no verb, no first person)"
         return None
-    first = any(_first_person(t) for t in toks) or _implied_subject(toks) is not None
+    first = (
+        any(_first_person(t) for t in toks)
+        or _implied_subject(toks) is not None
+        or _lets(toks)
+        or _has_content_en(toks)  # the user's own turn: a statement of their matter
+    )
     first_subject = any(_first_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in toks)
     second = any(t.lower_ in ("you", "your", "yours", "u") for t in toks)
     if second and not first_subject and kind in ("fact", "preference", "timeline"):
@@ -1295,12 +1389,42 @@ def _not_the_users_zh(text: str, slot: bool) -> str | None:
     return None
 
 
+# "X改了，换成Y": the attribute named in a clause of its own, the value in the next one
+_CHANGED_ZH = rx.compile(
+    r"^(?P<attr>[^，,。；;！!？?\s]{2,12}?)(?:也|都|又|已经)?(?:改了|变了|换了|调整了|有变(?:化)?|变动了)$"
+)
+_OPENS_WITH_CHANGE_ZH = rx.compile(
+    r"^(?:也|都|又|已经|就)?(?:换成|改成|改为|改到|换到|调成|调到|改在|挪到)"
+)
+
+
+def _carry(draft: FactDraft, attr: str, text: str) -> FactDraft:
+    """A change clause without its attribute, given the one the previous clause named."""
+    found = slot_zh(attr + text)
+    slot = draft.slot or (found.key if found else None)
+    content = attr + draft.content
+    return replace(
+        draft,
+        content=content,
+        slot=slot,
+        value=draft.value or (found.value if found else None),
+        key=_key(draft.kind, slot, content),
+    )
+
+
 def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
     by_key: dict[str, FactDraft] = {}
     rejections: list[Rejection] = []
     corrected_sents: set[int] = set()
+    carried: str | None = None
     for clause in _clauses(doc, lang):
         result = _analyse(msg, doc, lang, clause, clause.sent in corrected_sents)
+        if lang == "zh":
+            text = _TRAIL.sub("", doc_text(doc)[clause.start : clause.end].strip())
+            if isinstance(result, FactDraft) and carried and _OPENS_WITH_CHANGE_ZH.match(text):
+                result = _carry(result, carried, text)
+            named = _CHANGED_ZH.match(text)
+            carried = named.group("attr") if named else None
         if result is True:
             corrected_sents.add(clause.sent)  # a bare "更正：" / "Correction:" piece
         elif isinstance(result, FactDraft):

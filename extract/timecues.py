@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from extract import rx
-from extract.lang import MONTHS_EN, month_index
+from extract.lang import MONTHS_EN, WEEKDAYS_EN, month_index, weekday_index
 
 _ZH_DIGITS = {
     "一": 1,
@@ -106,3 +106,43 @@ def _parse_time_cue(query: str, now: datetime) -> Window | None:
         start, end = _month(now, month)
         return Window(start, end, m.group("cue"))
     return None
+
+
+# --- relative days in a fact: resolved to the date they name ------------------------------
+
+_REL_DAY = rx.compile(
+    r"(?P<cue>大前天|前天|昨天|昨晚|昨日|(?i:the day before yesterday|yesterday|last night))"
+)
+_WD_ZH = r"(?:星期|礼拜|周)(?P<zd>[一二三四五六日天])"
+_REL_WEEKDAY = rx.compile(
+    r"(?P<cue>(?P<zl>上个?)" + _WD_ZH + r"|(?i:last\s+(?P<ed>" + "|".join(WEEKDAYS_EN) + r")))"
+)
+_DAY_BACK = {"大前天": 3, "前天": 2, "the day before yesterday": 2}
+
+
+def resolve_relative_days(text: str, now: datetime, zh: bool) -> str:
+    """``text`` with "yesterday" / "昨天" / "last Friday" / 上周 + a weekday followed by the
+    date they name from ``now`` (the message time), so a stored fact stays true later. One
+    cue at most."""
+    found: tuple[int, datetime] | None = None
+    m = _REL_DAY.search(text)
+    if m:
+        cue = m.group("cue")
+        back = _DAY_BACK.get(cue.lower(), 1)
+        found = (m.end("cue"), now - timedelta(days=back))
+    else:
+        m = _REL_WEEKDAY.search(text)
+        if m:
+            wd = weekday_index(m.group("ed") or m.group("zd")) if m else None
+            if wd is not None:
+                if m.group("ed"):  # "last Friday": the latest one before today
+                    back = (now.weekday() - wd) % 7 or 7
+                    day = now - timedelta(days=back)
+                else:  # 上周二: that day of the previous calendar week
+                    day = now - timedelta(days=now.weekday() + 7 - wd)
+                found = (m.end("cue"), day)
+    if found is None:
+        return text
+    end, day = found
+    label = f"（{day.month}月{day.day}日）" if zh else f" ({day.date().isoformat()})"
+    return text[:end] + label + text[end:]

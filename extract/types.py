@@ -69,6 +69,7 @@ class FactDraft:
     explicit: bool = True
     confidence: float = 1.0
     is_correction: bool = False
+    cue: bool = False  # the clause itself says something changed (a marker or change cue)
     key: str = ""  # stable identity within a user: "kind:slot" or normalised content
     anchors: tuple[str, ...] = ()  # business ids (order, booking) seen in the sources
     retracts: tuple[str, ...] = ()  # words of what stops being true ("no longer X")

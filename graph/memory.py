@@ -10,6 +10,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from extract.conflicts import Known
 from extract.types import EntityRef, FactDraft, FactRecord, MessageRecord, SummaryDraft, TopicRecord
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid, scope_token, user_uid
@@ -159,9 +160,11 @@ async def write_facts(
     facts: list[NewFact],
     processed: dict[str, list[float] | None],
     token: str | None,
+    replaces: dict[str, str] | None = None,
 ) -> list[str]:
-    """Merge facts, supersede older ones on their slots, mark messages processed;
-    nothing at all (Fenced) if a deletion moved the user since `token` was read."""
+    """Merge facts, supersede older ones on their slots (and the ones in `replaces`: new
+    fact id → older fact id), mark messages processed; nothing at all (Fenced) if a
+    deletion moved the user since `token` was read."""
     rows = [_fact_row(tenant, user_id, f) for f in facts]
     rows.sort(key=lambda r: (r["time_end"], r["fact_id"]))
     now = datetime.now(UTC)
@@ -195,6 +198,15 @@ async def write_facts(
                 user_id=user_id,
                 now=now,
             )
+        if replaces:
+            out += await tx_rows(
+                tx,
+                query("supersede_conflicts"),
+                rows=[{"fact_id": k, "old_id": v} for k, v in replaces.items()],
+                tenant=tenant,
+                user_id=user_id,
+                now=now,
+            )
         await tx_rows(
             tx,
             query("mark_processed"),
@@ -208,6 +220,25 @@ async def write_facts(
         return [s for r in out for s in r["superseded"]]
 
     return await db.write(work)
+
+
+async def conflict_candidates(db: Database, tenant: str, user_id: str, limit: int) -> list[Known]:
+    """The user's latest active Facts with embeddings (what a correction may replace)."""
+    rows = await db.rows(query("conflict_candidates"), tenant=tenant, user_id=user_id, limit=limit)
+    return [
+        Known(
+            fact_id=r["fact_id"],
+            content=r["content"] or "",
+            kind=r["kind"] or "fact",
+            polarity=r["polarity"],
+            slot=r["slot"],
+            valid_from=native(r["valid_from"]),
+            embedding=r["embedding"],
+            sources=tuple(r["sources"]),
+            entities=tuple((e["name"], e["type"]) for e in r["ents"]),
+        )
+        for r in rows
+    ]
 
 
 async def active_slots(db: Database, tenant: str, user_id: str) -> list[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from extract.conflicts import Claim, Known, conflicts, cosine
 from extract.slots import resolve_slot
 from extract.summaries import build_summaries, summary_key
 from extract.topics import TopicChoice, assign_topics, topic_embedding_text
@@ -243,9 +244,11 @@ class Pipeline:
         )
         new = [gm.NewFact(fid, d, emb.get(fid), groups[fid]) for fid, d in drafts.items()]
         processed = {m.message_id: msg_vec.get(m.message_id) for m in done}
+        stamps = {m.message_id: m.timestamp for m in done}
+        replaces = await self._conflicts(tenant, user_id, new, stamps) if processed else {}
         t2 = time.perf_counter()
         superseded = (
-            await gm.write_facts(self.db, tenant, user_id, new, processed, token)
+            await gm.write_facts(self.db, tenant, user_id, new, processed, token, replaces)
             if processed
             else []
         )
@@ -307,6 +310,60 @@ class Pipeline:
         except Exception as exc:
             _log_error("consolidation failed", exc)
             return 0, 0
+
+    async def _conflicts(
+        self, tenant: str, user_id: str, new: list[gm.NewFact], stamps: dict[str, datetime]
+    ) -> dict[str, str]:
+        """Implicit conflicts (extract/conflicts.py): new fact id → the older Fact it
+        replaces, among the user's stored active Facts and this batch's earlier ones."""
+        claims = [
+            Claim(
+                n.fact_id,
+                n.draft.content,
+                n.draft.kind,
+                n.draft.polarity,
+                n.draft.slot,
+                min(
+                    (stamps[i] for i in n.draft.source_message_ids if i in stamps),
+                    default=n.draft.time_start,
+                ),
+                n.embedding,
+                n.draft.source_message_ids,
+                n.draft.cue,
+                bool(n.draft.retracts),
+                tuple((e.name, e.type) for e in n.draft.entities),
+            )
+            for n in new
+        ]
+        if not any((c.correction or c.slot) and c.embedding is not None for c in claims):
+            return {}
+        stored = await gm.conflict_candidates(
+            self.db, tenant, user_id, self.settings.conflict_candidates
+        )
+        batch = [
+            Known(
+                c.fact_id,
+                c.content,
+                c.kind,
+                c.polarity,
+                c.slot,
+                c.valid_from,
+                c.embedding,
+                c.sources,
+                c.entities,
+            )
+            for c in claims
+        ]
+        seen = {c.fact_id for c in claims}
+        known = batch + [k for k in stored if k.fact_id not in seen]
+
+        def value_similarity(text: str, others: list[str]) -> list[float]:
+            vecs = self.models.embedder.embed_passages([text, *others])
+            return [cosine(vecs[0], v) for v in vecs[1:]]
+
+        return await asyncio.to_thread(
+            conflicts, claims, known, self.settings.conflict_similarity, value_similarity
+        )
 
     def _embed(
         self, chat: list[MessageRecord], fresh: dict[str, FactDraft]

@@ -1,0 +1,12 @@
+// A Fact that replaces an older one with no slot in common (an implicit conflict found by
+// extract/conflicts.py) supersedes it: kept for audit, linked by SUPERSEDES, valid_to set.
+UNWIND $rows AS row
+MATCH (f:Fact {fact_id: row.fact_id})
+WHERE f.tenant = $tenant AND f.user_id = $user_id AND f.validity = 'active'
+MATCH (old:Fact {fact_id: row.old_id})
+WHERE old.tenant = $tenant AND old.user_id = $user_id AND old.validity = 'active'
+  AND old.fact_id <> f.fact_id
+  AND coalesce(old.valid_from, old.time_start) <= f.valid_from
+SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from
+MERGE (f)-[:SUPERSEDES]->(old)
+RETURN collect(old.fact_id) AS superseded
