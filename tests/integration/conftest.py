@@ -67,6 +67,9 @@ def settings(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Settin
         neo4j_uri=neo4j_uri,
         neo4j_password=SecretStr(password),
         api_keys=SecretStr("key-a=tenant-a,key-b=tenant-b"),
+        # tests read what they just wrote: on a loaded machine sync processing may take
+        # longer than the 30 s default budget (tests of the budget set their own)
+        process_timeout_s=300.0,
     )
 
 
