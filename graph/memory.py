@@ -152,9 +152,12 @@ async def write_facts(
     facts: list[NewFact],
     processed: dict[str, list[float] | None],
     token: str | None,
+    rejected: set[str] | None = None,
 ) -> list[str]:
-    """Merge facts, supersede older ones on their slots, mark messages processed;
-    nothing at all (Fenced) if a deletion moved the user since `token` was read."""
+    """Merge facts, supersede older ones on their slots, mark messages processed (and
+    `rejected`: those whose extraction gave nothing but rejections); nothing at all
+    (Fenced) if a deletion moved the user since `token` was read."""
+    rejected = rejected or set()
     rows = [_fact_row(tenant, user_id, f) for f in facts]
     rows.sort(key=lambda r: (r["time_end"], r["fact_id"]))
     now = datetime.now(UTC)
@@ -192,7 +195,10 @@ async def write_facts(
             tx,
             query("mark_processed"),
             now=now,
-            rows=[{"uid": message_uid(tenant, i), "embedding": v} for i, v in processed.items()],
+            rows=[
+                {"uid": message_uid(tenant, i), "embedding": v, "rejected": i in rejected}
+                for i, v in processed.items()
+            ],
         )
         if rows:
             await tx_rows(

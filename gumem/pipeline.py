@@ -171,7 +171,9 @@ class Pipeline:
         new = [gm.NewFact(fid, d, emb.get(fid), groups[fid]) for fid, d in drafts.items()]
         processed = {m.message_id: msg_vec.get(m.message_id) for m in pending}
         t2 = time.perf_counter()
-        superseded = await gm.write_facts(self.db, tenant, user_id, new, processed, token)
+        superseded = await gm.write_facts(
+            self.db, tenant, user_id, new, processed, token, rejected_messages(chat, extraction)
+        )
         t3 = time.perf_counter()
         report.messages, report.facts, report.superseded = (
             len(pending),
@@ -431,3 +433,11 @@ def _related(current: dict[str, Any], fact_ids: tuple[str, ...], slots: dict[str
     if set(current["source_facts"]) & set(fact_ids):
         return True
     return bool(set(current.get("slots") or ()) & {slots[f] for f in fact_ids if f in slots})
+
+
+def rejected_messages(chat: list[MessageRecord], extraction: Extraction) -> set[str]:
+    """Chat Messages whose extraction rejected what they said and gave no Fact (small talk,
+    a question, a third party, a hypothetical): recall does not rank them as memory."""
+    gave = {i for f in extraction.facts for i in f.source_message_ids}
+    said = {i for r in extraction.rejections for i in r.source_message_ids}
+    return {m.message_id for m in chat if m.message_id in said and m.message_id not in gave}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from extract.decay import MEMORY_STATUSES, effective_weight, next_status
@@ -16,7 +16,7 @@ from graph import recall as grecall
 from graph.db import Database
 from gumem.errors import InputError, NotFoundError, StorageUnavailable
 from gumem.inputs import parse_batch, parse_ident, parse_now, parse_tenant, parse_text
-from gumem.recall import Recall, Weights, assemble, plan
+from gumem.recall import Recall, Weights, assemble, own_candidates, plan
 from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -124,7 +124,9 @@ class Memory:
             fact_k=k,
             message_k=k,
             recent_k=self.settings.short_term_messages,
+            recent_since=now - timedelta(hours=self.settings.short_term_hours),
         )
+        c = own_candidates(c, user_id)
         weights = Weights(
             lexical=self.settings.recall_lexical_weight,
             summary=self.settings.recall_summary_weight,
@@ -136,7 +138,7 @@ class Memory:
             m["message_id"] for part in ("messages", "message_hits", "recent") for m in c[part]
         }
         corrected = await grecall.corrected_messages(self.db, tenant, sorted(shown))
-        return assemble(p, c, facts, query, weights, corrected)
+        return assemble(p, c, facts, query, weights, corrected, user_id)
 
     async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[Any]:
         return await reads.topics_of_user(self.db, tenant, user_id, limit, offset)
