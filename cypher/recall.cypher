@@ -49,7 +49,7 @@ CALL () {
   WITH $lucene AS q WHERE q IS NOT NULL
   CALL db.index.fulltext.queryNodes('message_text', q, {limit: $message_k}) YIELD node, score
   WHERE node.tenant = $tenant AND node.timestamp <= $now AND node.role = 'user'
-    AND node.rejected IS NOT true
+    AND coalesce(node.rejected, false) = false
   RETURN collect(node {.message_id, .content, .event_type, .role, .session_id, .metadata_json,
     .rejected, sourced: EXISTS { (node)<-[:SOURCE]-(:Fact) }, score: score,
     timestamp: [node.timestamp.epochSeconds, node.timestamp.microsecond, node.timestamp.offsetSeconds]
@@ -58,7 +58,7 @@ CALL () {
 CALL () {
   MATCH (m:Message)
   WHERE m.tenant = $tenant AND m.user_id = $user_id AND m.embedding IS NOT NULL
-    AND m.timestamp <= $now AND m.role = 'user' AND m.rejected IS NOT true
+    AND m.timestamp <= $now AND m.role = 'user' AND coalesce(m.rejected, false) = false
   WITH m, vector.similarity.cosine(m.embedding, $qvec) AS mv
   ORDER BY mv DESC LIMIT $message_k
   RETURN collect(m {.message_id, .content, .event_type, .role, .session_id, .metadata_json,
