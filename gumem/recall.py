@@ -103,6 +103,13 @@ def _overlaps(start: datetime | None, end: datetime | None, w: Window | None) ->
     return start < w.end and end >= w.start
 
 
+def past_window(w: Window | None, now: datetime) -> Window | None:
+    """The window recall restricts to: a cue about a past time ("yesterday", "上周", "last
+    month"). A window still open at `now` ("this week", "tonight", "今天") asks about the
+    present, where every standing memory counts, so it restricts nothing."""
+    return w if w is not None and w.end <= now else None
+
+
 def _ranks(ids: Iterable[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for i in ids:

@@ -16,7 +16,7 @@ from graph import recall as grecall
 from graph.db import Database
 from gumem.errors import InputError, NotFoundError, StorageUnavailable
 from gumem.inputs import parse_batch, parse_ident, parse_now, parse_tenant, parse_text
-from gumem.recall import Recall, Weights, assemble, own_candidates, plan
+from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
 from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -131,7 +131,8 @@ class Memory:
             lexical=self.settings.recall_lexical_weight,
             summary=self.settings.recall_summary_weight,
         )
-        p = plan(c, parse_time_cue(query, now), limit or self.settings.recall_limit, weights)
+        window = past_window(parse_time_cue(query, now), now)
+        p = plan(c, window, limit or self.settings.recall_limit, weights)
         ids = p.fact_ids()
         facts = await reads.facts(self.db, tenant, ids) if ids else {}
         shown = {
