@@ -214,3 +214,22 @@ def test_only_a_past_time_cue_restricts_recall() -> None:
     for q in ("What's my dinner plan this week?", "这周的周报发到哪里？", "今天穿什么？"):
         w = parse_time_cue(q, now)
         assert w is not None and past_window(w, now) is None, q
+
+
+def test_only_messages_rejected_as_not_memory_are_flagged() -> None:
+    from extract.types import Extraction, MessageRecord, Rejection
+    from gumem.pipeline import rejected_messages
+
+    chat = [MessageRecord(i, "u1", "s1", "user", "x", T0) for i in ("m1", "m2", "m3", "m4")]
+    ex = Extraction(
+        facts=(),
+        rejections=(
+            Rejection(("m1",), "about someone else (sister), not the user"),
+            Rejection(("m2",), "question to the agent", "Is it busy in June?"),
+            Rejection(("m3",), "question to the agent", "Can you note this: I booked X."),
+            Rejection(("m4",), "thanks"),
+            Rejection(("m4",), "no statement about the user"),
+        ),
+    )
+    # m3 and m4 may hold a statement extraction missed: they stay rankable
+    assert rejected_messages(chat, ex) == {"m1", "m2"}
