@@ -62,6 +62,8 @@ def _item(it: Item) -> MemoryItem:
         timestamp=it.timestamp,
         source_fact_ids=it.source_fact_ids,
         source_message_ids=it.source_message_ids,
+        author=it.author,
+        superseded=it.superseded,
     )
 
 

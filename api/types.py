@@ -257,6 +257,14 @@ class MemoryItem:
     timestamp: datetime | None
     source_fact_ids: list[str]
     source_message_ids: list[str]
+    author: str | None = strawberry.field(
+        default=None,
+        description="For a recent-conversation Message: who it comes from (user, a "
+        "speaker's name, assistant, or the event type such as click).",
+    )
+    superseded: bool = strawberry.field(
+        default=False, description="A Message carrying a value a later Fact superseded."
+    )
 
     @strawberry.field(description="The Summary, when kind is summary.")
     async def summary(self, info: Info[Context, None]) -> Summary | None:

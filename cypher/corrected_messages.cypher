@@ -1,11 +1,16 @@
 // Messages that are sources of superseded Facts, with the active Facts that replaced them
-// (along SUPERSEDES chains): recall marks such a Message so its old value is not read as
-// current. A replacing Fact that cites the same Message does not count.
+// (along SUPERSEDES chains; none when the replacement is gone): recall marks such a Message
+// so its old value is not read as current. A Message that a replacing Fact also cites
+// carries the current value itself and is not marked.
 UNWIND $uids AS uid
 MATCH (m:Message {uid: uid})<-[:SOURCE]-(old:Fact)
 WHERE old.tenant = $tenant AND old.validity = 'superseded'
-MATCH (old)<-[:SUPERSEDES*1..8]-(new:Fact)
-WHERE new.validity = 'active' AND NOT (new)-[:SOURCE]->(m)
+OPTIONAL MATCH (old)<-[:SUPERSEDES*1..8]-(new:Fact)
+WHERE new.validity = 'active'
+WITH m, old, collect(DISTINCT new) AS news
+WHERE none(n IN news WHERE EXISTS { (n)-[:SOURCE]->(m) })
+UNWIND CASE WHEN news = [] THEN [null] ELSE news END AS new
 WITH m, new ORDER BY new.valid_from, new.fact_id
 RETURN m.message_id AS message_id,
-  collect(DISTINCT {fact_id: new.fact_id, content: new.content}) AS replaced_by
+  collect(DISTINCT CASE WHEN new IS NOT NULL
+    THEN {fact_id: new.fact_id, content: new.content} END) AS replaced_by

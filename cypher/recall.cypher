@@ -1,5 +1,7 @@
 // Query Memory in one round trip: a user's Summaries (with Topic and supporting Facts),
-// the Facts and Messages closest to the query, and the session's recent Messages.
+// the Facts and Messages closest to the query (the user's own turns only, with whether a
+// Fact cites them and whether extraction rejected them), and the recent Messages: the
+// session's, or without a session those since $recent_since (the conversation in progress).
 // Similarity is exact cosine over the user's own nodes (found by the scope index), and
 // full-text hits come from the Chinese-aware indexes filtered to the user's scope token.
 // Times go out as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant): decoding
@@ -46,18 +48,21 @@ CALL () {
 CALL () {
   WITH $lucene AS q WHERE q IS NOT NULL
   CALL db.index.fulltext.queryNodes('message_text', q, {limit: $message_k}) YIELD node, score
-  WHERE node.tenant = $tenant AND node.timestamp <= $now
-  RETURN collect(node {.message_id, .content, .event_type, .role, .session_id, score: score,
+  WHERE node.tenant = $tenant AND node.timestamp <= $now AND node.role = 'user'
+    AND coalesce(node.rejected, false) = false
+  RETURN collect(node {.message_id, .content, .event_type, .role, .session_id, .metadata_json,
+    .rejected, sourced: EXISTS { (node)<-[:SOURCE]-(:Fact) }, score: score,
     timestamp: [node.timestamp.epochSeconds, node.timestamp.microsecond, node.timestamp.offsetSeconds]
   }) AS message_hits
 }
 CALL () {
   MATCH (m:Message)
   WHERE m.tenant = $tenant AND m.user_id = $user_id AND m.embedding IS NOT NULL
-    AND m.timestamp <= $now
+    AND m.timestamp <= $now AND m.role = 'user' AND coalesce(m.rejected, false) = false
   WITH m, vector.similarity.cosine(m.embedding, $qvec) AS mv
   ORDER BY mv DESC LIMIT $message_k
-  RETURN collect(m {.message_id, .content, .event_type, .role, .session_id, mv: mv,
+  RETURN collect(m {.message_id, .content, .event_type, .role, .session_id, .metadata_json,
+    .rejected, sourced: EXISTS { (m)<-[:SOURCE]-(:Fact) }, mv: mv,
     timestamp: [m.timestamp.epochSeconds, m.timestamp.microsecond, m.timestamp.offsetSeconds]
   }) AS messages
 }
@@ -65,8 +70,9 @@ CALL () {
   MATCH (m:Message)
   WHERE m.tenant = $tenant AND m.user_id = $user_id AND m.timestamp <= $now
     AND ($session_id IS NULL OR m.session_id = $session_id)
+    AND ($session_id IS NOT NULL OR $recent_since IS NULL OR m.timestamp >= $recent_since)
   WITH m ORDER BY m.timestamp DESC LIMIT $recent_k
-  RETURN collect(m {.message_id, .content, .event_type, .role, .session_id,
+  RETURN collect(m {.message_id, .content, .event_type, .role, .session_id, .metadata_json,
     timestamp: [m.timestamp.epochSeconds, m.timestamp.microsecond, m.timestamp.offsetSeconds]
   }) AS recent
 }

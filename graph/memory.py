@@ -161,10 +161,13 @@ async def write_facts(
     processed: dict[str, list[float] | None],
     token: str | None,
     replaces: dict[str, str] | None = None,
+    rejected: set[str] | None = None,
 ) -> list[str]:
     """Merge facts, supersede older ones on their slots (and the ones in `replaces`: new
-    fact id → older fact id), mark messages processed; nothing at all (Fenced) if a
-    deletion moved the user since `token` was read."""
+    fact id → older fact id), mark messages processed (and `rejected`: those whose
+    extraction gave nothing but rejections); nothing at all (Fenced) if a deletion moved
+    the user since `token` was read."""
+    rejected = rejected or set()
     rows = [_fact_row(tenant, user_id, f) for f in facts]
     rows.sort(key=lambda r: (r["time_end"], r["fact_id"]))
     now = datetime.now(UTC)
@@ -211,7 +214,10 @@ async def write_facts(
             tx,
             query("mark_processed"),
             now=now,
-            rows=[{"uid": message_uid(tenant, i), "embedding": v} for i, v in processed.items()],
+            rows=[
+                {"uid": message_uid(tenant, i), "embedding": v, "rejected": i in rejected}
+                for i, v in processed.items()
+            ],
         )
         if rows:
             await tx_rows(

@@ -37,6 +37,7 @@ async def candidates(
     fact_k: int = 30,
     message_k: int = 30,
     recent_k: int = 6,
+    recent_since: datetime | None = None,
     statuses: list[str] | None = None,
 ) -> dict[str, Any]:
     scope = scope_token(tenant, user_id)
@@ -51,6 +52,7 @@ async def candidates(
         fact_k=fact_k,
         message_k=message_k,
         recent_k=recent_k,
+        recent_since=recent_since,
         statuses=statuses or RECALLED_STATUSES,
     )
     out: dict[str, Any] = instants(rows[0])
@@ -60,7 +62,9 @@ async def candidates(
 async def corrected_messages(
     db: Database, tenant: str, ids: list[str]
 ) -> dict[str, list[tuple[str, str]]]:
-    """Message id -> (fact id, content) of the active Facts that replaced what it said."""
+    """Message id -> (fact id, content) of the active Facts that replaced what it said, for
+    each Message that carries a superseded value (the list is empty when nothing active
+    replaced it, e.g. the correction was deleted)."""
     if not ids:
         return {}
     rows = await db.rows(

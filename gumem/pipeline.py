@@ -248,7 +248,16 @@ class Pipeline:
         replaces = await self._conflicts(tenant, user_id, new, stamps) if processed else {}
         t2 = time.perf_counter()
         superseded = (
-            await gm.write_facts(self.db, tenant, user_id, new, processed, token, replaces)
+            await gm.write_facts(
+                self.db,
+                tenant,
+                user_id,
+                new,
+                processed,
+                token,
+                replaces=replaces,
+                rejected=rejected_messages(chat, extraction),
+            )
             if processed
             else []
         )
@@ -591,3 +600,38 @@ def _related(current: dict[str, Any], fact_ids: tuple[str, ...], slots: dict[str
 def _log_error(what: str, exc: BaseException) -> None:
     """The error's type and frames: its message may quote a Message's content."""
     log_failure(what, type(exc).__name__, "".join(traceback.format_tb(exc.__traceback__)))
+
+
+# Rejections that say what a clause is (not merely that extraction found nothing in it):
+# chit-chat, someone else's statement, a hypothetical, another speaker's turn.
+_NOT_MEMORY = (
+    "greeting",
+    "thanks",
+    "acknowledgement",
+    "small talk",
+    "about someone else",
+    "about the other party",
+    "addressed to the other party",
+    "hypothetical",
+    "a wish about someone else",
+    "said by another speaker",
+)
+
+
+def _not_memory(r: Rejection) -> bool:
+    if r.reason.startswith("question to the agent"):  # only a question that is one
+        return r.text.rstrip().endswith(("?", "？"))
+    return r.reason.startswith(_NOT_MEMORY)
+
+
+def rejected_messages(chat: list[MessageRecord], extraction: Extraction) -> set[str]:
+    """Chat Messages that gave no Fact and whose every clause extraction rejected as not
+    the user's memory (small talk, a question, a third party, a hypothetical): recall does
+    not rank them. A clause rejected only for lack of a recognized statement keeps its
+    Message rankable, since that may be a statement extraction missed."""
+    gave = {i for f in extraction.facts for i in f.source_message_ids}
+    verdicts: dict[str, bool] = {}
+    for r in extraction.rejections:
+        for i in r.source_message_ids:
+            verdicts[i] = verdicts.get(i, True) and _not_memory(r)
+    return {m.message_id for m in chat if verdicts.get(m.message_id) and m.message_id not in gave}

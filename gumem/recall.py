@@ -11,6 +11,7 @@ because the embedding model's cosines crowd into a narrow band.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -47,6 +48,8 @@ class Item:
     source_fact_ids: list[str] = field(default_factory=list)
     source_message_ids: list[str] = field(default_factory=list)
     replaced_by: list[tuple[str, str]] = field(default_factory=list)  # (fact id, content)
+    superseded: bool = False  # a raw Message carrying a value a later Fact replaced
+    author: str | None = None  # a Message's author: "user", a speaker, "assistant", an event
 
 
 @dataclass
@@ -98,6 +101,13 @@ def _overlaps(start: datetime | None, end: datetime | None, w: Window | None) ->
     if start is None or end is None:
         return False
     return start < w.end and end >= w.start
+
+
+def past_window(w: Window | None, now: datetime) -> Window | None:
+    """The window recall restricts to: a cue about a past time ("yesterday", "上周", "last
+    month"). A window still open at `now` ("this week", "tonight", "今天") asks about the
+    present, where every standing memory counts, so it restricts nothing."""
+    return w if w is not None and w.end <= now else None
 
 
 def _ranks(ids: Iterable[str]) -> dict[str, int]:
@@ -155,6 +165,69 @@ def _boost(s: dict[str, Any]) -> float:
     return float(s["retrieval_boost"]) if s["retrieval_boost"] is not None else 1.0
 
 
+def _metadata(m: dict[str, Any]) -> dict[str, Any]:
+    try:
+        meta = json.loads(m.get("metadata_json") or "{}")
+    except ValueError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _other_speaker(m: dict[str, Any], user_id: str) -> bool:
+    meta = _metadata(m)
+    speaker = meta.get("speaker")
+    return bool(speaker) and meta.get("self") is not True and speaker != user_id
+
+
+def own_memory(m: dict[str, Any], user_id: str) -> bool:
+    """Whether a raw Message may be ranked as the user's memory: a turn of the user's own
+    (not the assistant's, not another speaker's) that extraction did not reject outright;
+    a behaviour event only when a Fact cites it (one click or view is no preference)."""
+    if m.get("role") != "user" or m.get("rejected") or _other_speaker(m, user_id):
+        return False
+    return m.get("event_type") in (None, "message") or bool(m.get("sourced"))
+
+
+def own_candidates(c: dict[str, Any], user_id: str) -> dict[str, Any]:
+    """The candidates with only the user's own memory among the ranked Messages (the recent
+    conversation keeps every turn; its lines name their author)."""
+    keep = {k: [m for m in c[k] if own_memory(m, user_id)] for k in ("messages", "message_hits")}
+    return c | keep
+
+
+_AUTHORS = {
+    "zh": {
+        "user": "用户",
+        "assistant": "助手",
+        "system": "系统",
+        "tool": "工具",
+        "search": "搜索",
+        "filter": "筛选",
+        "view": "浏览",
+        "click": "点击",
+        "favorite": "收藏",
+        "dwell": "停留",
+        "skip": "跳过",
+        "purchase": "购买",
+        "tool_call": "工具调用",
+    },
+}
+
+
+def author(m: dict[str, Any], user_id: str, lang: str) -> str:
+    """Who a Message comes from, as its line says: the speaker's name when the metadata
+    gives one, else the user, the assistant (or another role), or the event's type."""
+    role = m.get("role") or "user"
+    speaker = _metadata(m).get("speaker")
+    if role == "user" and m.get("event_type") not in (None, "message"):
+        who = str(m["event_type"])
+    elif role == "user" and speaker and speaker != user_id:
+        return inline(str(speaker)[:40]).replace(":", " ").replace("：", " ") or "?"
+    else:
+        who = role
+    return _AUTHORS.get(lang, {}).get(who, who)
+
+
 def rank_evidence(c: dict[str, Any], w: Window | None, weights: Weights) -> list[Ranked]:
     """Facts and Messages in the window on one scale, best first."""
     near = [(f["id"], "fact", f["fv"], f["time_start"], f["time_end"]) for f in c["fact_near"]]
@@ -187,14 +260,18 @@ def assemble(
     query: str,
     weights: Weights,
     corrected: dict[str, list[tuple[str, str]]] | None = None,
+    user_id: str = "",
 ) -> Recall:
     """Build the context from a plan (pure; graph/ fetched `facts`, those of p.fact_ids(),
     and `corrected`: the Messages whose Facts were superseded, with their replacements).
 
     The best Summary leads (recall enters through Topic → Summary); the other shown
     Summaries, Facts and Messages follow by fused score. A Message already cited by a
-    chosen Fact is not repeated; a Message with a superseded value says so on its line."""
+    chosen Fact is not repeated; a Message with a superseded value says so on its line, and
+    each line of the recent conversation names its author (`user_id` tells the user's own
+    turns from another speaker's)."""
     corrected = corrected or {}
+    lang = detect_lang(query)
     score_of = {r.id: r.score for r in p.evidence}
     backs = {f: s["summary_id"] for _r, s in p.summaries for f in s["source_facts"]}
     messages = {m["message_id"]: m for m in c["messages"]} | {
@@ -243,6 +320,7 @@ def assemble(
                     timestamp=m["timestamp"],
                     source_message_ids=[r.id],
                     replaced_by=corrected.get(r.id, []),
+                    superseded=r.id in corrected,
                 )
             )
     shown = {it.id for it in mid}
@@ -271,10 +349,12 @@ def assemble(
             timestamp=m["timestamp"],
             source_message_ids=[m["message_id"]],
             replaced_by=corrected.get(m["message_id"], []),
+            superseded=m["message_id"] in corrected,
+            author=author(m, user_id, lang),
         )
         for m in reversed(c["recent"])
     ]
-    formatted = format_context(query, short, mid, long_term)
+    formatted = format_context(query, short, mid, long_term, lang)
     return Recall(query, short, mid, long_term, formatted, p.window)
 
 
@@ -343,12 +423,15 @@ def format_context(
     short: list[Item],
     mid: list[Item],
     long_term: list[Item],
+    lang: str | None = None,
 ) -> str:
     """One prompt-ready block in the query's language; every line carries its ids.
 
     Content is placed through `inline`, so the only headings, items and [id] tags in the
-    block are the ones written here."""
-    lang = detect_lang(query)
+    block are the ones written here; a recent-conversation line starts with its author
+    ("user:", "assistant:", a speaker's name, "click:"), so nothing said by someone else
+    reads as the user's own words."""
+    lang = lang or detect_lang(query)
     h_long, h_mid, h_short, h_src = _HEAD[lang]
     lines: list[str] = []
     if long_term:
@@ -384,10 +467,14 @@ def format_context(
 
 
 def _message_line(it: Item, lang: str) -> str:
-    """A raw Message; one whose value was corrected names the Fact that replaced it."""
-    line = f"- [{it.id}] {inline(it.content)}"
-    if not it.replaced_by:
+    """A raw Message, after its author when known; one whose value was corrected says so
+    and names the Fact that replaced it."""
+    who = f"{it.author}{'：' if lang == 'zh' else ': '}" if it.author else ""
+    line = f"- [{it.id}] {who}{inline(it.content)}"
+    if not it.superseded:
         return line
+    if not it.replaced_by:
+        return f"{line}（已过时，已被更正）" if lang == "zh" else f"{line} (outdated: superseded)"
     if lang == "zh":
         now = "；".join(f"{inline(c)}（{f}）" for f, c in it.replaced_by)
         return f"{line}（已更正为：{now}）"

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from extract.decay import MEMORY_STATUSES, effective_weight, next_status
@@ -20,7 +20,7 @@ from graph import recall as grecall
 from graph.db import Database
 from gumem.errors import InputError, NotFoundError, StorageUnavailable
 from gumem.inputs import parse_batch, parse_ident, parse_now, parse_tenant, parse_text
-from gumem.recall import Recall, Weights, assemble, plan
+from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
 from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -145,20 +145,23 @@ class Memory:
             fact_k=k,
             message_k=k,
             recent_k=self.settings.short_term_messages,
+            recent_since=now - timedelta(hours=self.settings.short_term_hours),
         )
+        c = own_candidates(c, user_id)
         weights = Weights(
             lexical=self.settings.recall_lexical_weight,
             summary=self.settings.recall_summary_weight,
         )
         n = limit or self.settings.recall_limit
-        p = await self._cpu(lambda: plan(c, parse_time_cue(query, now), n, weights))
+        window = past_window(parse_time_cue(query, now), now)
+        p = await self._cpu(lambda: plan(c, window, n, weights))
         ids = p.fact_ids()
         facts = await reads.facts(self.db, tenant, ids) if ids else {}
         shown = {
             m["message_id"] for part in ("messages", "message_hits", "recent") for m in c[part]
         }
         corrected = await grecall.corrected_messages(self.db, tenant, sorted(shown))
-        return await self._cpu(assemble, p, c, facts, query, weights, corrected)
+        return await self._cpu(assemble, p, c, facts, query, weights, corrected, user_id)
 
     async def failed_messages(
         self, tenant: str, user_id: str | None, limit: int, offset: int

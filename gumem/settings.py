@@ -81,6 +81,7 @@ class Settings(BaseSettings):
     archive_below: float = 0.05
     recall_limit: int = 8
     short_term_messages: int = 6
+    short_term_hours: float = Field(default=6.0, gt=0)  # no sessionId: recent = this window
     recall_candidates: int = Field(default=60, ge=1, le=500)  # per dense / full-text list
     recall_lexical_weight: float = Field(default=2.0, ge=0)  # full-text vs dense (1) in fusion
     recall_summary_weight: float = Field(default=0.8, ge=0)  # Summaries vs Facts and Messages

@@ -6,7 +6,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from extract.timecues import Window
-from gumem.recall import RRF_K, Weights, assemble, plan, rank_evidence, rank_summaries
+from gumem.recall import (
+    RRF_K,
+    Weights,
+    assemble,
+    own_candidates,
+    own_memory,
+    plan,
+    rank_evidence,
+    rank_summaries,
+)
 
 T0 = datetime(2026, 5, 1, 12, tzinfo=UTC)
 W = Weights()
@@ -141,3 +150,86 @@ def test_lasting_memory_goes_to_long_term_and_limit_is_kept() -> None:
     assert len(r.mid_term) == 3 and r.mid_term[0].id == "s"
     assert [it.id for it in r.long_term] == ["me"]
     assert len(p.fact_ids()) == 6  # twice the limit, for messages the facts already cite
+
+
+def test_only_the_users_own_unrejected_turns_rank_as_memory() -> None:
+    own = msg("m1", role="user", event_type="message", mv=0.9)
+    others = [
+        msg("m2", role="assistant", event_type="message", mv=0.99),
+        msg("m3", role="user", event_type="message", metadata_json='{"speaker": "Wei"}', mv=0.98),
+        msg("m4", role="user", event_type="message", rejected=True, mv=0.97),
+        msg("m5", role="user", event_type="click", sourced=False, mv=0.96),
+    ]
+    me = msg(
+        "m6", role="user", event_type="message", metadata_json='{"speaker": "Ann", "self": true}'
+    )
+    assert own_memory(own, "u1") and own_memory(me | {"mv": 0.5}, "u1")
+    assert not any(own_memory(m, "u1") for m in others)
+    # an event a Fact cites is the user's behaviour evidence
+    assert own_memory(msg("m7", role="user", event_type="filter", sourced=True), "u1")
+    c = own_candidates(cands(messages=[own, *others], recent=[own, *others]), "u1")
+    p = plan(c, None, 8, W)
+    r = assemble(p, c, {}, "what do I like?", W, {}, "u1")
+    assert [it.id for it in r.mid_term] == ["m1"]
+    assert len(r.short_term) == 5, "the recent conversation keeps every turn"
+
+
+def test_recent_lines_name_their_author_and_outdated_values_say_so() -> None:
+    recent = [
+        msg("m4", role="user", event_type="click", content="click: seat A"),
+        msg("m3", role="user", event_type="message", metadata_json='{"speaker": "Wei"}'),
+        msg("m2", role="assistant", event_type="message", content="assistant: try B"),
+        msg("m1", role="user", event_type="message", content="My budget is 2000"),
+    ]
+    corrected = {"m1": [("f_new", "budget is 2500")], "m3": []}
+    r = assemble(
+        plan(cands(recent=recent), None, 8, W), cands(recent=recent), {}, "q?", W, corrected, "u1"
+    )
+    lines = r.formatted.splitlines()
+    assert "- [m1] user: My budget is 2000 (superseded by f_new: budget is 2500)" in lines
+    assert "- [m2] assistant: assistant: try B" in lines, "a forged label stays content"
+    assert "- [m3] Wei: message m3 (outdated: superseded)" in lines
+    assert "- [m4] click: click: seat A" in lines
+    zh = assemble(
+        plan(cands(recent=recent), None, 8, W),
+        cands(recent=recent),
+        {},
+        "我的预算？",
+        W,
+        corrected,
+        "u1",
+    )
+    assert "- [m4] 点击：click: seat A" in zh.formatted.splitlines()
+    assert any(line.startswith("- [m2] 助手：") for line in zh.formatted.splitlines())
+    assert [it.author for it in r.short_term] == ["user", "assistant", "Wei", "click"]
+
+
+def test_only_a_past_time_cue_restricts_recall() -> None:
+    from extract.timecues import parse_time_cue
+    from gumem.recall import past_window
+
+    now = datetime(2026, 11, 20, 19, tzinfo=UTC)
+    assert past_window(parse_time_cue("What did I buy yesterday?", now), now) is not None
+    assert past_window(parse_time_cue("我上周做了什么？", now), now) is not None
+    for q in ("What's my dinner plan this week?", "这周的周报发到哪里？", "今天穿什么？"):
+        w = parse_time_cue(q, now)
+        assert w is not None and past_window(w, now) is None, q
+
+
+def test_only_messages_rejected_as_not_memory_are_flagged() -> None:
+    from extract.types import Extraction, MessageRecord, Rejection
+    from gumem.pipeline import rejected_messages
+
+    chat = [MessageRecord(i, "u1", "s1", "user", "x", T0) for i in ("m1", "m2", "m3", "m4")]
+    ex = Extraction(
+        facts=(),
+        rejections=(
+            Rejection(("m1",), "about someone else (sister), not the user"),
+            Rejection(("m2",), "question to the agent", "Is it busy in June?"),
+            Rejection(("m3",), "question to the agent", "Can you note this: I booked X."),
+            Rejection(("m4",), "thanks"),
+            Rejection(("m4",), "no statement about the user"),
+        ),
+    )
+    # m3 and m4 may hold a statement extraction missed: they stay rankable
+    assert rejected_messages(chat, ex) == {"m1", "m2"}
