@@ -271,7 +271,8 @@ def _group_taxonomy(
     for f in group:
         for name, score in scores[f.fact_id].items():
             key = normalize_name(name)
-            total[key] = total.get(key, 0.0) + score
+            # one vote per fact and entry: a label repeats the word it came from
+            total[key] = total.get(key, 0.0) + min(score, STRONG)
             if score >= STRONG:
                 strong.add(key)
     if not strong:
