@@ -265,19 +265,23 @@ def _group_taxonomy(
     order: Mapping[str, int],
 ) -> tuple[str, float] | None:
     """The entry the group as a whole matches best: at least one strong hit, cues count
-    on top; a tie goes to a Topic the user already has, then to the earlier entry."""
+    on top; a tie goes to a Topic the user already has, then to the entry named first."""
     total: dict[str, float] = {}
     strong: set[str] = set()
-    for f in group:
+    first: dict[str, int] = {}  # the goal is usually named first
+    for i, f in enumerate(group):
         for name, score in scores[f.fact_id].items():
             key = normalize_name(name)
+            first.setdefault(key, i)
             # one vote per fact and entry: a label repeats the word it came from
             total[key] = total.get(key, 0.0) + min(score, STRONG)
             if score >= STRONG:
                 strong.add(key)
     if not strong:
         return None
-    best = min(strong, key=lambda n: (-total[n], n not in known_names, order.get(n, 1 << 20)))
+    best = min(
+        strong, key=lambda n: (-total[n], n not in known_names, first[n], order.get(n, 1 << 20))
+    )
     return best, total[best] / max(sum(total.values()), 1e-9)
 
 
@@ -302,8 +306,8 @@ def _file_group(
     votes: dict[str, float] = {}
     for f in group:
         # a group with a domain of its own only listens to its session, slot or entities
-        near = voters if tax is None else [(o, n) for o, n in voters if _bound(f, o)]
-        ctx = _context_topic(f, near, window)
+        pool = voters if tax is None else [(o, n) for o, n in voters if _bound(f, o)]
+        ctx = _context_topic(f, pool, window)
         if ctx is not None:
             votes[ctx[0]] = votes.get(ctx[0], 0.0) + ctx[1]
     if votes:
@@ -324,7 +328,7 @@ def _file_group(
         if near is not None:
             return near[0], "embedding", near[1]
         return next(reversed(list(filed))), "context", 0.0
-    return key_phrase(group, nlp) or derive_topic_name(group[0]), "new", 0.0
+    return key_phrase(group, nlp) or _record_name(group), "new", 0.0
 
 
 def _bound(a: FactRecord, b: FactRecord) -> bool:
@@ -339,6 +343,15 @@ def _strength(
     group: Sequence[FactRecord], scores: Mapping[str, Mapping[str, float]], name: str
 ) -> float:
     return sum(scores[f.fact_id].get(name, 0.0) for f in group)
+
+
+def _record_name(group: Sequence[FactRecord]) -> str:
+    """No noun phrase: a label, entity or slot of the group, never a piece of a clause."""
+    for f in group:
+        name = derive_topic_name(f, noun=False)
+        if name != FALLBACK_TOPIC:
+            return name
+    return FALLBACK_TOPIC
 
 
 def _nearest(
@@ -378,7 +391,7 @@ def topic_embedding_text(
     return f"{normalize_name(name)}: {', '.join(listed)}" if listed else normalize_name(name)
 
 
-def derive_topic_name(fact: FactRecord) -> str:
+def derive_topic_name(fact: FactRecord, *, noun: bool = True) -> str:
     """A short lower-case name for a new Topic: label, entity, slot family or main noun."""
     for label in fact.labels:
         name = normalize_name(label.replace("_", " "))
@@ -389,8 +402,10 @@ def derive_topic_name(fact: FactRecord) -> str:
             return normalize_name(ent.normalized or ent.name)
     if fact.slot:
         return normalize_name(_family(fact.slot).replace("_", " "))
-    noun = _zh_noun(fact.content) if fact.lang == "zh" else _en_noun(fact.content)
-    return noun or FALLBACK_TOPIC
+    if not noun:
+        return FALLBACK_TOPIC
+    main = _zh_noun(fact.content) if fact.lang == "zh" else _en_noun(fact.content)
+    return main or FALLBACK_TOPIC
 
 
 def _haystack(fact: FactRecord) -> str:
