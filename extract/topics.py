@@ -104,7 +104,7 @@ def assign_topics(
     """Choose a Topic for every fact (fact_id → TopicChoice).
 
     The batch's facts are grouped first (``group_facts``: one goal → one group) and each
-    group is filed as a whole, strong groups first, in time order: (a) the taxonomy entry
+    group is filed as a whole, larger groups first, weak ones last: (a) the taxonomy entry
     the group as a whole matches best (the user's existing Topic names and aliases count
     as entries, and win ties); (b) the Topic of already-filed facts (``known`` and earlier
     groups) in the same session, on the same slot or sharing an entity; (c) an existing
@@ -128,7 +128,9 @@ def assign_topics(
 
     weak = [g for g in groups if _is_weak(g, scores)]
     result: dict[str, TopicChoice] = {}
-    for group in [g for g in groups if not _is_weak(g, scores)] + weak:
+    # the larger groups carry the goals: they are filed first, lone facts join them
+    strong = sorted((g for g in groups if not _is_weak(g, scores)), key=lambda g: -len(g))
+    for group in strong + weak:
         known_names = set(existing_by_name) | set(filed)
         name, method, score = _file_group(
             group,
@@ -409,7 +411,9 @@ def derive_topic_name(fact: FactRecord, *, noun: bool = True) -> str:
 
 
 def _haystack(fact: FactRecord) -> str:
-    parts = [fact.content, *fact.labels, *(e.name for e in fact.entities)]
+    # kind labels ("identity", "preference") say how a fact was made, not its domain
+    labels = [label for label in fact.labels if label.lower() not in _GENERIC_LABELS]
+    parts = [fact.content, *labels, *(e.name for e in fact.entities)]
     if fact.slot:
         parts.append(_family(fact.slot))
     return " | ".join(parts)
