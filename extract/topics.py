@@ -7,10 +7,14 @@ gets back one ``TopicChoice`` per fact id.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import Literal
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+import jieba.posseg as pseg
+import networkx as nx
 
 from extract import rx
 from extract.packs import current as current_pack
@@ -28,6 +32,7 @@ Method = Literal["taxonomy", "embedding", "context", "new"]
 DEFAULT_THRESHOLD = 0.8  # cosine, fact embedding vs Topic embedding
 DEFAULT_CONTEXT_WINDOW = timedelta(minutes=30)
 FALLBACK_TOPIC = "general"
+LINK_THRESHOLD = 0.9  # cosine between two facts of one batch that puts them in one group
 
 # Labels that say how a fact was made, not what it is about.
 # fmt: off
@@ -36,7 +41,8 @@ _GENERIC_LABELS = frozenset(
         "preference", "constraint", "plan", "identity", "behavior_pattern", "behavior",
         "behaviour", "timeline", "fact", "explicit", "implicit", "message", "search",
         "filter", "view", "click", "favorite", "dwell", "skip", "purchase", "tool_call",
-        "chat", "user", "general", "misc", "other", "likes", "avoids", "neutral",
+        "chat", "user", "general", "misc", "other", "likes", "avoids", "neutral", "correction",
+        "event", "item", "items", "thing", "things", "way", "time", "lot", "bit", "kind",
     }
 )
 # fmt: on
@@ -68,6 +74,11 @@ _ZH_LEAD = rx.compile(
 )
 _ZH_CUT = rx.compile(r"[，。；;,.!！?？、（）()\s]")
 _LATIN_WORD = rx.compile(r"[A-Za-z][A-Za-z'\-]*")
+# jieba parts of speech that name a thing (not a person, place, number or measure word)
+_ZH_NOUN_TAGS = frozenset({"n", "nz", "nt", "nl", "ng", "vn", "eng"})
+_ZH_GENERIC = frozenset(
+    {"用户", "事情", "东西", "时候", "问题", "一下", "情况", "方面", "筛选", "推荐"}
+)
 
 
 @dataclass(frozen=True)
@@ -88,67 +99,284 @@ def assign_topics(
     *,
     context_window: timedelta = DEFAULT_CONTEXT_WINDOW,
     known: Sequence[tuple[FactRecord, str]] = (),
+    nlp: Any = None,
 ) -> dict[str, TopicChoice]:
     """Choose a Topic for every fact (fact_id → TopicChoice).
 
-    (a) taxonomy aliases in content, labels and entity names (the user's existing Topic
-    names and aliases count as aliases too); (b) cosine of the fact's embedding to existing
-    Topic embeddings ≥ ``threshold``; (c) the Topic of facts from the same session or
-    within ``context_window`` that did match (``known`` adds already-filed facts of the
-    user, e.g. the fact a correction supersedes; a shared slot family is a strong vote at
-    any distance in time);
-    (d) a new Topic named after the fact's label, entity, slot or main noun.
+    The batch's facts are grouped first (``group_facts``: one goal → one group) and each
+    group is filed as a whole, larger groups first, weak ones last: (a) the taxonomy entry
+    the group as a whole matches best (the user's existing Topic names and aliases count
+    as entries, and win ties); (b) the Topic of already-filed facts (``known`` and earlier
+    groups) in the same session, on the same slot or sharing an entity; (c) an existing
+    Topic whose embedding is within ``threshold`` of a member or the group's centroid;
+    (d) a weak group (one fact, no taxonomy or entity signal) joins the user's nearest
+    Topic; (e) a new Topic named after the group's key noun phrase (``key_phrase``;
+    ``nlp`` is the English spaCy pipeline, optional).
     """
     ordered = sorted(facts, key=lambda f: (f.time_start, f.fact_id))
     existing_by_name = {normalize_name(t.name): t for t in existing}
     taxonomy = taxonomy if taxonomy is not None else current_pack().taxonomy
     tax = taxonomy.extended([(t.name, t.aliases) for t in existing])
+    order = {normalize_name(e.name): i for i, e in enumerate(tax.entries)}
 
     scores = {f.fact_id: match_scores(_haystack(f), tax) for f in ordered}
-    anchored: dict[str, tuple[str, Method, float]] = {}
-    by_kind: set[str] = set()  # identity facts filed by kind alone: they cast no vote
-    for f in ordered:
-        best = _best(scores[f.fact_id])
-        if best is not None:
-            anchored[f.fact_id] = (best[0], "taxonomy", best[1])
-        elif f.kind == "identity" and tax.get("identity") is not None:
-            anchored[f.fact_id] = ("identity", "taxonomy", CUE)
-            by_kind.add(f.fact_id)
+    vecs = _fact_vectors(ordered, embedder) if embedder is not None or _has_vectors(ordered) else {}
+    groups = group_facts(ordered, scores, vecs, context_window, max(threshold, LINK_THRESHOLD))
+    topic_vecs = [(normalize_name(n), v) for n, v in _topic_vectors(existing, embedder)]
+    voters: list[tuple[FactRecord, str]] = [(f, normalize_name(n)) for f, n in known]
+    filed: dict[str, list[Sequence[float]]] = {}  # topic → member vectors, this batch
 
-    pending = [f for f in ordered if f.fact_id not in anchored]
-    for fact_id, (name, sim) in _embedding_matches(pending, existing, embedder, threshold).items():
-        anchored[fact_id] = (name, "embedding", sim)
-
-    voters = [
-        (f, anchored[f.fact_id][0])
-        for f in ordered
-        if f.fact_id in anchored and f.fact_id not in by_kind
-    ]
-    voters.extend((f, normalize_name(name)) for f, name in known)
-
+    weak = [g for g in groups if _is_weak(g, scores)]
     result: dict[str, TopicChoice] = {}
-    for f in ordered:
-        ctx = _context_topic(f, voters, context_window)
-        own = anchored.get(f.fact_id)
-        if own is not None and own[1] == "embedding":
-            name, method, score = own
-        elif ctx is not None and _context_wins(scores[f.fact_id], ctx[0], own):
-            name, method, score = ctx[0], "context", ctx[1]
-        elif own is not None:
-            name, method, score = own
-        elif ctx is not None:
-            name, method, score = ctx[0], "context", ctx[1]
-        else:
-            name, method, score = derive_topic_name(f), "new", 0.0
-        topic = existing_by_name.get(normalize_name(name))
-        result[f.fact_id] = TopicChoice(
-            name=topic.name if topic else name,
-            is_new=topic is None,
-            method=method,
-            score=round(score, 4),
-            topic_id=topic.topic_id if topic else None,
+    # the larger groups carry the goals: they are filed first, lone facts join them
+    strong = sorted((g for g in groups if not _is_weak(g, scores)), key=lambda g: -len(g))
+    for group in strong + weak:
+        known_names = set(existing_by_name) | set(filed)
+        name, method, score = _file_group(
+            group,
+            scores,
+            vecs,
+            voters,
+            topic_vecs,
+            filed,
+            known_names,
+            order,
+            context_window,
+            threshold,
+            weak=_is_weak(group, scores),
+            nlp=nlp,
         )
+        voters.extend((f, name) for f in group)
+        filed.setdefault(name, []).extend(vecs[f.fact_id] for f in group if f.fact_id in vecs)
+        topic = existing_by_name.get(name)
+        for f in group:
+            own = _best(scores[f.fact_id])
+            fact_method: Method = method
+            if method == "taxonomy" and (own is None or own[0] != name):
+                fact_method = "context"  # filed with its group, not by its own words
+            result[f.fact_id] = TopicChoice(
+                name=topic.name if topic else name,
+                is_new=topic is None,
+                method=fact_method,
+                score=round(score, 4),
+                topic_id=topic.topic_id if topic else None,
+            )
     return result
+
+
+def group_facts(
+    facts: Sequence[FactRecord],
+    scores: Mapping[str, Mapping[str, float]],
+    vecs: Mapping[str, Sequence[float]],
+    window: timedelta = DEFAULT_CONTEXT_WINDOW,
+    link: float = 0.9,
+) -> list[list[FactRecord]]:
+    """Facts of one goal: a graph linking facts of one session close in time (unless their
+    own taxonomy matches disagree), on one slot, sharing an entity or with cosine ≥ ``link``;
+    its communities, each in time order, earliest first."""
+    graph = nx.Graph()
+    graph.add_nodes_from(f.fact_id for f in facts)
+    for i, a in enumerate(facts):
+        for b in facts[i + 1 :]:
+            weight = _link(a, b, scores, vecs, window, link)
+            if weight > 0:
+                graph.add_edge(a.fact_id, b.fact_id, weight=weight)
+    by_id = {f.fact_id: f for f in facts}
+    groups: list[list[FactRecord]] = []
+    for part in nx.connected_components(graph):
+        sub = graph.subgraph(part)
+        communities = (
+            nx.community.louvain_communities(sub, weight="weight", seed=0)
+            if sub.number_of_edges() > 1
+            else [part]
+        )
+        for community in communities:
+            groups.append(sorted((by_id[i] for i in community), key=_when))
+    return sorted(groups, key=lambda g: _when(g[0]))
+
+
+def _when(f: FactRecord) -> tuple[datetime, str]:
+    return (f.time_start, f.fact_id)
+
+
+def _link(
+    a: FactRecord,
+    b: FactRecord,
+    scores: Mapping[str, Mapping[str, float]],
+    vecs: Mapping[str, Sequence[float]],
+    window: timedelta,
+    link: float,
+) -> float:
+    weight = 0.0
+    if a.slot and b.slot and a.slot == b.slot:
+        weight += 2.0
+    if _shared_entities(a, b):
+        weight += 1.0
+    va, vb = vecs.get(a.fact_id), vecs.get(b.fact_id)
+    if va is not None and vb is not None and _cosine(va, vb) >= link:
+        weight += 1.0
+    same_session = bool(set(a.session_ids) & set(b.session_ids)) or not (
+        a.session_ids or b.session_ids
+    )
+    if (
+        same_session
+        and _gap(a, b) <= window
+        and not _disagree(scores[a.fact_id], scores[b.fact_id])
+    ):
+        weight += 1.0
+    return weight
+
+
+def _disagree(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
+    """Both facts name a domain (a strong hit on one side) and they share none."""
+    strong = any(s >= STRONG for s in (*a.values(), *b.values()))
+    return bool(strong and a and b and not set(a) & set(b))
+
+
+def _shared_entities(a: FactRecord, b: FactRecord) -> set[str]:
+    def names(f: FactRecord) -> set[str]:
+        return {
+            normalize_name(e.normalized or e.name)
+            for e in f.entities
+            if e.type.upper() not in _VALUE_TYPES and (e.normalized or e.name).strip()
+        }
+
+    return names(a) & names(b)
+
+
+def _has_vectors(facts: Sequence[FactRecord]) -> bool:
+    return any(f.embedding for f in facts)
+
+
+def _is_weak(group: Sequence[FactRecord], scores: Mapping[str, Mapping[str, float]]) -> bool:
+    """One fact with no taxonomy match, domain label or entity: it cannot found a Topic."""
+    if len(group) > 1:
+        return False
+    f = group[0]
+    if _best(scores[f.fact_id]) is not None or f.kind == "identity":
+        return False
+    if any(label.lower() not in _GENERIC_LABELS for label in f.labels):
+        return False
+    return not any(e.type.upper() not in _VALUE_TYPES for e in f.entities)
+
+
+def _group_taxonomy(
+    group: Sequence[FactRecord],
+    scores: Mapping[str, Mapping[str, float]],
+    known_names: set[str],
+    order: Mapping[str, int],
+) -> tuple[str, float] | None:
+    """The entry the group as a whole matches best: at least one strong hit, cues count
+    on top; a tie goes to a Topic the user already has, then to the entry named first."""
+    total: dict[str, float] = {}
+    strong: set[str] = set()
+    first: dict[str, int] = {}  # the goal is usually named first
+    for i, f in enumerate(group):
+        for name, score in scores[f.fact_id].items():
+            key = normalize_name(name)
+            first.setdefault(key, i)
+            # one vote per fact and entry: a label repeats the word it came from
+            total[key] = total.get(key, 0.0) + min(score, STRONG)
+            if score >= STRONG:
+                strong.add(key)
+    if not strong:
+        return None
+    best = min(
+        strong, key=lambda n: (-total[n], n not in known_names, first[n], order.get(n, 1 << 20))
+    )
+    return best, total[best] / max(sum(total.values()), 1e-9)
+
+
+def _file_group(
+    group: Sequence[FactRecord],
+    scores: Mapping[str, Mapping[str, float]],
+    vecs: Mapping[str, Sequence[float]],
+    voters: Sequence[tuple[FactRecord, str]],
+    topic_vecs: Sequence[tuple[str, Sequence[float]]],
+    filed: Mapping[str, Sequence[Sequence[float]]],
+    known_names: set[str],
+    order: Mapping[str, int],
+    window: timedelta,
+    threshold: float,
+    *,
+    weak: bool,
+    nlp: Any,
+) -> tuple[str, Method, float]:
+    tax = _group_taxonomy(group, scores, known_names, order)
+    if tax is not None and tax[0] in known_names:
+        return tax[0], "taxonomy", tax[1]
+    votes: dict[str, float] = {}
+    for f in group:
+        # a group with a domain of its own only listens to its session, slot or entities
+        pool = voters if tax is None else [(o, n) for o, n in voters if _bound(f, o)]
+        ctx = _context_topic(f, pool, window)
+        if ctx is not None:
+            votes[ctx[0]] = votes.get(ctx[0], 0.0) + ctx[1]
+    if votes:
+        name = max(sorted(votes), key=lambda n: votes[n])
+        # the session's goal keeps a group whose own domain rests on one word
+        hinted = any(scores[f.fact_id].get(name, 0.0) > 0 for f in group)
+        if tax is None or hinted or _strength(group, scores, tax[0]) < 2 * STRONG:
+            return name, "context", votes[name] / sum(votes.values())
+    members = [vecs[f.fact_id] for f in group if f.fact_id in vecs]
+    near = _nearest(members, topic_vecs, filed)
+    if near is not None and near[1] >= threshold:
+        return near[0], "embedding", near[1]
+    if tax is not None:
+        return tax[0], "taxonomy", tax[1]
+    if tax is None and all(f.kind == "identity" for f in group) and "identity" in order:
+        return "identity", "taxonomy", CUE
+    if weak and (near is not None or filed):
+        if near is not None:
+            return near[0], "embedding", near[1]
+        return next(reversed(list(filed))), "context", 0.0
+    return key_phrase(group, nlp) or _record_name(group), "new", 0.0
+
+
+def _bound(a: FactRecord, b: FactRecord) -> bool:
+    """One session, one slot or a shared entity."""
+    same_slot = bool(a.slot and b.slot and _family(a.slot) == _family(b.slot))
+    return (
+        bool(set(a.session_ids) & set(b.session_ids)) or same_slot or bool(_shared_entities(a, b))
+    )
+
+
+def _strength(
+    group: Sequence[FactRecord], scores: Mapping[str, Mapping[str, float]], name: str
+) -> float:
+    return sum(scores[f.fact_id].get(name, 0.0) for f in group)
+
+
+def _record_name(group: Sequence[FactRecord]) -> str:
+    """No noun phrase: a label, entity or slot of the group, never a piece of a clause."""
+    for f in group:
+        name = derive_topic_name(f, noun=False)
+        if name != FALLBACK_TOPIC:
+            return name
+    return FALLBACK_TOPIC
+
+
+def _nearest(
+    members: Sequence[Sequence[float]],
+    topic_vecs: Sequence[tuple[str, Sequence[float]]],
+    filed: Mapping[str, Sequence[Sequence[float]]],
+) -> tuple[str, float] | None:
+    """The closest Topic to any member or to the members' centroid."""
+    if not members:
+        return None
+    probes = [*members, _centroid(members)] if len(members) > 1 else list(members)
+    candidates = list(topic_vecs)
+    candidates += [(n, _centroid(v)) for n, v in filed.items() if v]
+    best: tuple[str, float] | None = None
+    for name, tvec in candidates:
+        sim = max(_cosine(p, tvec) for p in probes)
+        if best is None or sim > best[1]:
+            best = (name, sim)
+    return best
+
+
+def _centroid(vecs: Sequence[Sequence[float]]) -> list[float]:
+    return [sum(col) / len(vecs) for col in zip(*vecs, strict=True)]
 
 
 def topic_embedding_text(
@@ -165,7 +393,7 @@ def topic_embedding_text(
     return f"{normalize_name(name)}: {', '.join(listed)}" if listed else normalize_name(name)
 
 
-def derive_topic_name(fact: FactRecord) -> str:
+def derive_topic_name(fact: FactRecord, *, noun: bool = True) -> str:
     """A short lower-case name for a new Topic: label, entity, slot family or main noun."""
     for label in fact.labels:
         name = normalize_name(label.replace("_", " "))
@@ -176,12 +404,16 @@ def derive_topic_name(fact: FactRecord) -> str:
             return normalize_name(ent.normalized or ent.name)
     if fact.slot:
         return normalize_name(_family(fact.slot).replace("_", " "))
-    noun = _zh_noun(fact.content) if fact.lang == "zh" else _en_noun(fact.content)
-    return noun or FALLBACK_TOPIC
+    if not noun:
+        return FALLBACK_TOPIC
+    main = _zh_noun(fact.content) if fact.lang == "zh" else _en_noun(fact.content)
+    return main or FALLBACK_TOPIC
 
 
 def _haystack(fact: FactRecord) -> str:
-    parts = [fact.content, *fact.labels, *(e.name for e in fact.entities)]
+    # kind labels ("identity", "preference") say how a fact was made, not its domain
+    labels = [label for label in fact.labels if label.lower() not in _GENERIC_LABELS]
+    parts = [fact.content, *labels, *(e.name for e in fact.entities)]
     if fact.slot:
         parts.append(_family(fact.slot))
     return " | ".join(parts)
@@ -194,44 +426,6 @@ def _best(scores: Mapping[str, float]) -> tuple[str, float] | None:
         if score >= STRONG and (best is None or score > best[1]):
             best = (name, score)
     return best
-
-
-def _context_wins(
-    scores: Mapping[str, float], ctx: str, own: tuple[str, Method, float] | None
-) -> bool:
-    """Join the context's Topic when the fact also hints at it and its own match is weak:
-    a cue of one Topic in a session about another Topic goes with the session."""
-    hint = scores.get(ctx, 0.0)
-    if hint <= 0 or (own is not None and own[0] == ctx):
-        return False
-    return own is None or hint >= own[2] or own[2] <= STRONG
-
-
-def _embedding_matches(
-    facts: Sequence[FactRecord],
-    existing: Sequence[TopicRecord],
-    embedder: Embedder | None,
-    threshold: float,
-) -> dict[str, tuple[str, float]]:
-    if not facts or not existing:
-        return {}
-    topic_vecs = _topic_vectors(existing, embedder)
-    if not topic_vecs:
-        return {}
-    fact_vecs = _fact_vectors(facts, embedder)
-    out: dict[str, tuple[str, float]] = {}
-    for f in facts:
-        vec = fact_vecs.get(f.fact_id)
-        if vec is None:
-            continue
-        best: tuple[str, float] | None = None
-        for name, tvec in topic_vecs:
-            sim = _cosine(vec, tvec)
-            if sim >= threshold and (best is None or sim > best[1]):
-                best = (normalize_name(name), sim)
-        if best is not None:
-            out[f.fact_id] = best
-    return out
 
 
 def _topic_vectors(
@@ -340,3 +534,67 @@ def _zh_noun(content: str) -> str:
     if not head:
         return _en_noun(content)
     return normalize_name(head[:6])
+
+
+def key_phrase(group: Sequence[FactRecord], nlp: Any = None) -> str:
+    """The group's key noun phrase: the head noun found in most of its facts (the earliest
+    on a tie), worded as its most common short noun chunk. English through spaCy's noun
+    chunks (``nlp``; without it, the content-word runs of ``_en_noun``), Chinese through
+    jieba's nouns. Never a clause, a function word or a verb."""
+    heads: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    wordings: dict[str, Counter[str]] = {}
+    for i, f in enumerate(group):
+        for head, text in set(_noun_phrases(f, nlp)):
+            heads[head] += 1
+            first.setdefault(head, i)
+            wordings.setdefault(head, Counter())[text] += 1
+    if not heads:
+        return ""
+    head = min(heads, key=lambda h: (-heads[h], first[h], h))
+    text = min(wordings[head], key=lambda t: (-wordings[head][t], len(t), t))
+    return normalize_name(text)[:40]
+
+
+def _noun_phrases(fact: FactRecord, nlp: Any) -> list[tuple[str, str]]:
+    """(head, wording) for every noun phrase of the fact's content."""
+    if fact.lang == "zh":
+        out: list[tuple[str, str]] = []
+        latin: list[str] = []  # adjacent Latin words make one phrase ("smart home")
+        for word, flag in [*pseg.lcut(fact.content), ("。", "x")]:
+            word = word.strip()
+            if flag == "eng" and word.lower() not in _EN_STOP:
+                latin.append(word)
+                continue
+            if not word and flag == "x":
+                continue
+            if latin:
+                phrase = " ".join(latin[-2:])
+                if latin[-1].lower() not in _GENERIC_LABELS:
+                    out.append((latin[-1].lower(), phrase))
+                latin = []
+            if flag in _ZH_NOUN_TAGS and len(word) >= 2 and word not in _ZH_GENERIC:
+                out.append((word, word))
+        return out
+    if nlp is None:  # no parser: the fact's label, entity, slot or main noun
+        name = derive_topic_name(fact)
+        return [(name, name)] if name != FALLBACK_TOPIC else []
+    out = []
+    for chunk in nlp(fact.content).noun_chunks:
+        root = chunk.root
+        head = root.lemma_.lower()
+        if root.pos_ not in ("NOUN", "PROPN") or head in _EN_STOP or head in _GENERIC_LABELS:
+            continue
+        if root.ent_type_ in _VALUE_TYPES or len(head) < 2 or not head.isalpha():
+            continue
+        words = [
+            t.text.lower()
+            for t in chunk
+            if t.i <= root.i
+            and t.pos_ in ("NOUN", "PROPN", "ADJ")
+            and t.text.lower() not in _EN_STOP
+            and not t.like_num
+        ]
+        words = words[-2:] if words and words[-1] == root.text.lower() else [root.text.lower()]
+        out.append((head, " ".join(words)))
+    return out

@@ -451,6 +451,7 @@ class Pipeline:
             self.models.embedder,
             threshold=self.settings.topic_similarity,
             known=filed,
+            nlp=self.models.en,
         )
         for x in facts:
             if x.topic is None and x.prev_topic:  # a correction is filed with what it corrects

@@ -288,3 +288,104 @@ def test_taxonomy_round_trips_through_json(tmp_path: Any) -> None:
     assert assign_topics([fact], [], None, taxonomy=custom)["t"].name == "tea"
     with pytest.raises(ValueError):
         taxonomy_from_dict({"topics": [{"aliases": ["x"]}]})
+
+
+def test_a_goal_over_two_sessions_is_one_topic_named_by_its_noun() -> None:
+    """A kitchen renovation told over two sessions: the later facts share its slot and
+    entity, so the whole plan is one Topic, named after the noun its facts share."""
+    tile = EntityRef("terracotta tile", "PRODUCT", "terracotta tile")
+    facts = [
+        make_fact("a", "用户打算重新做厨房的台面", "plan", lang="zh", session="k1"),
+        make_fact(
+            "b",
+            "厨房台面预算两万以内",
+            "constraint",
+            lang="zh",
+            minutes=2,
+            session="k1",
+            slot="budget:countertop",
+        ),
+        make_fact(
+            "c",
+            "用户想用赤陶砖铺厨房地面",
+            "preference",
+            lang="zh",
+            minutes=3,
+            session="k1",
+            entities=(tile,),
+        ),
+        make_fact(
+            "d",
+            "台面预算改成三万",
+            "constraint",
+            lang="zh",
+            minutes=60 * 24 * 9,
+            session="k2",
+            slot="budget:countertop",
+        ),
+        make_fact(
+            "e",
+            "赤陶砖要哑光的",
+            "preference",
+            lang="zh",
+            minutes=60 * 24 * 9 + 1,
+            session="k2",
+            entities=(tile,),
+        ),
+    ]
+    taxonomy = taxonomy_from_dict({"topics": [{"name": "pets", "aliases": ["猫"]}]})
+    choices = assign_topics(facts, [], None, taxonomy=taxonomy)
+    assert {c.name for c in choices.values()} == {"厨房"}
+
+
+def test_weak_fact_joins_the_nearest_topic_instead_of_founding_one() -> None:
+    embedder = FakeEmbedder()
+    facts = [
+        make_fact("a", "The user is planning a wine cellar for the basement", session="w1"),
+        make_fact("b", "The wine cellar needs a humidity control", session="w1", minutes=1),
+        make_fact("c", "Nothing fancy", session="w2", minutes=60 * 24 * 3),
+    ]
+    taxonomy = taxonomy_from_dict({"topics": [{"name": "pets", "aliases": ["cat"]}]})
+    choices = assign_topics(facts, [], embedder, taxonomy=taxonomy)
+    assert len({c.name for c in choices.values()}) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "lang"),
+    [
+        ("如果以后搬家了，用户可能会换成地暖", "zh"),
+        ("用户只要安静一点的", "zh"),
+        ("The user climbs everything in sight", "en"),
+        ("The user filters by width: <=90", "en"),
+    ],
+)
+def test_a_clause_fragment_never_names_a_topic(content: str, lang: Lang, en_nlp: Any) -> None:
+    fact = make_fact("x", content, lang=lang)
+    taxonomy = taxonomy_from_dict({"topics": [{"name": "pets", "aliases": ["cat"]}]})
+    name = assign_topics([fact], [], None, taxonomy=taxonomy, nlp=en_nlp)["x"].name
+    for fragment in ("如果", "只要", "以后", "climbs", "filter"):
+        assert fragment not in name
+    assert len(name) <= 12
+
+
+def test_the_group_as_a_whole_picks_the_taxonomy_entry() -> None:
+    """One incidental word (a sibling in a laptop purchase) does not split the goal."""
+    facts = [
+        make_fact("a", "The user wants a laptop for photo editing", "plan", session="p"),
+        make_fact("b", "The user's budget is 1800 euros", "constraint", session="p", minutes=1),
+        make_fact("c", "The user's brother recommended a matte screen", session="p", minutes=2),
+        make_fact("d", "The user needs 32GB RAM", "constraint", session="p", minutes=3),
+    ]
+    choices = assign_topics(facts, [], None)
+    assert {c.name for c in choices.values()} == {"electronics"}
+
+
+def test_names_are_the_shared_noun_phrase(en_nlp: Any) -> None:
+    facts = [
+        make_fact("a", "The user is restoring an old sailing boat", "plan", session="b"),
+        make_fact("b", "The user wants teak decking for the boat", session="b", minutes=1),
+        make_fact("c", "The boat has to fit a 6 metre berth", session="b", minutes=2),
+    ]
+    taxonomy = taxonomy_from_dict({"topics": [{"name": "pets", "aliases": ["cat"]}]})
+    choices = assign_topics(facts, [], None, taxonomy=taxonomy, nlp=en_nlp)
+    assert {c.name for c in choices.values()} == {"boat"}
