@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import traceback
 from datetime import datetime
+from typing import Annotated
 
 import strawberry
 from graphql import GraphQLError
@@ -95,6 +96,14 @@ class Query:
         session_id: str | None = None,
         now: datetime | None = None,
         limit: int | None = None,
+        as_of: Annotated[
+            datetime | None,
+            strawberry.argument(
+                description="Recall the memory as it stood at this time (with a time zone):"
+                " Messages up to it, the Facts valid then, the Summary versions built from"
+                " them. Default: now."
+            ),
+        ] = None,
     ) -> MemoryContext:
         ctx = info.context
         r = await ctx.memory.recall(
@@ -104,6 +113,7 @@ class Query:
             session_id=session_id,
             now=now,
             limit=limit,
+            as_of=as_of,
         )
         return MemoryContext(
             query=r.query,
@@ -141,11 +151,18 @@ class Query:
         include_inactive: bool = False,
         limit: int = 50,
         offset: int = 0,
+        as_of: Annotated[
+            datetime | None,
+            strawberry.argument(
+                description="Only the Facts valid at this time (with a time zone), superseded"
+                " later or not; includeInactive is then ignored. Default: none."
+            ),
+        ] = None,
     ) -> list[Fact]:
         ctx = info.context
         lim, off = _page(limit, offset)
         ids = await ctx.memory.fact_ids(
-            ctx.tenant, parse_ident(user_id, "userId"), include_inactive, lim, off
+            ctx.tenant, parse_ident(user_id, "userId"), include_inactive, lim, off, as_of
         )
         ctx.charge(len(ids))
         return [Fact.from_row(r) for r in await ctx.loaders.many(ctx.loaders.fact, ids)]

@@ -1,12 +1,16 @@
 // Messages that are sources of superseded Facts, with the active Facts that replaced them
 // (along SUPERSEDES chains; none when the replacement is gone): recall marks such a Message
 // so its old value is not read as current. A Message that a replacing Fact also cites
-// carries the current value itself and is not marked.
+// carries the current value itself and is not marked. With $as_of, as things stood then:
+// only a Fact superseded by that time counts, replaced by the Facts valid at it.
 UNWIND $uids AS uid
 MATCH (m:Message {uid: uid})<-[:SOURCE]-(old:Fact)
 WHERE old.tenant = $tenant AND old.validity = 'superseded'
+  AND ($as_of IS NULL OR old.valid_to <= $as_of)
 OPTIONAL MATCH (old)<-[:SUPERSEDES*1..8]-(new:Fact)
-WHERE new.validity = 'active'
+WHERE CASE WHEN $as_of IS NULL THEN new.validity = 'active'
+  ELSE new.valid_from <= $as_of
+    AND (new.valid_to > $as_of OR new.valid_to IS NULL AND new.validity = 'active') END
 WITH m, old, collect(DISTINCT new) AS news
 WHERE none(n IN news WHERE EXISTS { (n)-[:SOURCE]->(m) })
 UNWIND CASE WHEN news = [] THEN [null] ELSE news END AS new

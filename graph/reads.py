@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from graph.db import Database, instants, native
@@ -70,8 +71,15 @@ async def topics_of_user(
 
 
 async def facts_of_user(
-    db: Database, tenant: str, user_id: str, include_inactive: bool, limit: int, offset: int
+    db: Database,
+    tenant: str,
+    user_id: str,
+    include_inactive: bool,
+    limit: int,
+    offset: int,
+    as_of: datetime | None = None,
 ) -> list[str]:
+    """A user's Fact ids, newest first: the active ones (or all), or those valid at `as_of`."""
     rows = await db.rows(
         query("facts_of_user"),
         tenant=tenant,
@@ -79,5 +87,6 @@ async def facts_of_user(
         all=include_inactive,
         limit=limit,
         offset=offset,
+        as_of=as_of,
     )
     return [r["fact_id"] for r in rows]

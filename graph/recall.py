@@ -39,7 +39,10 @@ async def candidates(
     recent_k: int = 6,
     recent_since: datetime | None = None,
     statuses: list[str] | None = None,
+    as_of: datetime | None = None,
 ) -> dict[str, Any]:
+    """Recall's candidates; with `as_of`, as the memory stood at that time (Messages up to
+    it, the Facts valid at it and the Summary versions built from those only)."""
     scope = scope_token(tenant, user_id)
     rows = await db.rows(
         query("recall"),
@@ -54,20 +57,25 @@ async def candidates(
         recent_k=recent_k,
         recent_since=recent_since,
         statuses=statuses or RECALLED_STATUSES,
+        as_of=as_of,
     )
     out: dict[str, Any] = instants(rows[0])
     return out
 
 
 async def corrected_messages(
-    db: Database, tenant: str, ids: list[str]
+    db: Database, tenant: str, ids: list[str], as_of: datetime | None = None
 ) -> dict[str, list[tuple[str, str]]]:
     """Message id -> (fact id, content) of the active Facts that replaced what it said, for
     each Message that carries a superseded value (the list is empty when nothing active
-    replaced it, e.g. the correction was deleted)."""
+    replaced it, e.g. the correction was deleted). With `as_of`: superseded by then, and
+    replaced by the Facts valid then."""
     if not ids:
         return {}
     rows = await db.rows(
-        query("corrected_messages"), tenant=tenant, uids=[message_uid(tenant, i) for i in ids]
+        query("corrected_messages"),
+        tenant=tenant,
+        uids=[message_uid(tenant, i) for i in ids],
+        as_of=as_of,
     )
     return {r["message_id"]: [(x["fact_id"], x["content"]) for x in r["replaced_by"]] for r in rows}

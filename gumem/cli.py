@@ -228,7 +228,9 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     from gumem.client import Client
 
     with Client(args.url, args.key) as client:
-        res = client.memory(args.user, args.query, session_id=args.session, now=args.now)
+        res = client.memory(
+            args.user, args.query, session_id=args.session, now=args.now, as_of=args.as_of
+        )
     if args.json:
         _print(res, True)
     else:
@@ -313,6 +315,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--user", required=True)
     p.add_argument("--session", default=None)
     p.add_argument("--now", default=None)
+    p.add_argument("--as-of", default=None, help="recall the memory as it stood then (ISO 8601)")
     _client_args(p)
     p.set_defaults(func=cmd_recall)
     p = sub.add_parser("trace", help="provenance of a Summary, Fact or Message id")

@@ -12,8 +12,9 @@ from gumem.errors import AuthError, GumemError, InputError, NotFoundError, Stora
 
 _ADD = """mutation($m: [MessageInput!]!) { addMessages(messages: $m) {
   accepted duplicates processed errors { index field reason } } }"""
-_MEMORY = """query($u: String!, $q: String!, $s: String, $now: DateTime, $limit: Int) {
-  memory(userId: $u, query: $q, sessionId: $s, now: $now, limit: $limit) {
+_MEMORY = """query($u: String!, $q: String!, $s: String, $now: DateTime, $limit: Int,
+    $asOf: DateTime) {
+  memory(userId: $u, query: $q, sessionId: $s, now: $now, limit: $limit, asOf: $asOf) {
     query formattedContext timeWindowStart timeWindowEnd
     shortTermContext { id kind content score reason }
     midTermContext { id kind content score reason topic confidence sourceFactIds
@@ -77,9 +78,10 @@ class Client:
         session_id: str | None = None,
         now: str | None = None,
         limit: int | None = None,
+        as_of: str | None = None,
     ) -> dict[str, Any]:
         res: dict[str, Any] = self.execute(
-            _MEMORY, u=user_id, q=query, s=session_id, now=now, limit=limit
+            _MEMORY, u=user_id, q=query, s=session_id, now=now, limit=limit, asOf=as_of
         )["memory"]
         return res
 

@@ -89,6 +89,12 @@ def parse_now(value: datetime | None, field: str = "now") -> datetime:
     return _instant(value, field, None)
 
 
+def parse_as_of(value: datetime | None, field: str = "asOf") -> datetime | None:
+    """An `asOf` argument (recall the memory as it stood then): none when absent, else an
+    aware time as strict as a timestamp."""
+    return None if value is None else _instant(value, field, None)
+
+
 def _too_deep(value: Any, limit: int) -> bool:
     """True past `limit` levels of nesting; iterative, so no input can exhaust the stack."""
     stack: list[tuple[Any, int]] = [(value, 0)]

@@ -19,7 +19,14 @@ from graph import memory as gmem
 from graph import recall as grecall
 from graph.db import Database
 from gumem.errors import InputError, NotFoundError, StorageUnavailable
-from gumem.inputs import parse_batch, parse_ident, parse_now, parse_tenant, parse_text
+from gumem.inputs import (
+    parse_as_of,
+    parse_batch,
+    parse_ident,
+    parse_now,
+    parse_tenant,
+    parse_text,
+)
 from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
 from gumem.settings import Settings
 
@@ -121,7 +128,12 @@ class Memory:
         session_id: str | None = None,
         now: datetime | None = None,
         limit: int | None = None,
+        as_of: datetime | None = None,
     ) -> Recall:
+        """The context for `query`. `as_of` (aware; default none, the memory as it is now)
+        recalls what was known at that time: Messages up to it, the Facts valid at it (one
+        superseded later shows as current), each Summary's latest version whose Facts were
+        all valid at it. Relative time cues still resolve against `now`."""
         query = parse_text(query, "query", 2000)
         if not query.strip():
             raise InputError("query", "must not be empty")
@@ -130,6 +142,7 @@ class Memory:
         if limit is not None and not 1 <= limit <= 50:
             raise InputError("limit", "must be between 1 and 50")
         now = parse_now(now)
+        as_of = parse_as_of(as_of)
         if self.pipeline is None:
             raise InputError("query", "recall needs the embedding model")
         qvec = await self._cpu(self.pipeline.models.embed_query, query)
@@ -145,7 +158,8 @@ class Memory:
             fact_k=k,
             message_k=k,
             recent_k=self.settings.short_term_messages,
-            recent_since=now - timedelta(hours=self.settings.short_term_hours),
+            recent_since=min(now, as_of or now) - timedelta(hours=self.settings.short_term_hours),
+            as_of=as_of,
         )
         c = own_candidates(c, user_id)
         weights = Weights(
@@ -160,7 +174,7 @@ class Memory:
         shown = {
             m["message_id"] for part in ("messages", "message_hits", "recent") for m in c[part]
         }
-        corrected = await grecall.corrected_messages(self.db, tenant, sorted(shown))
+        corrected = await grecall.corrected_messages(self.db, tenant, sorted(shown), as_of)
         return await self._cpu(assemble, p, c, facts, query, weights, corrected, user_id)
 
     async def failed_messages(
@@ -198,9 +212,18 @@ class Memory:
         return await reads.topics_of_user(self.db, tenant, user_id, limit, offset)
 
     async def fact_ids(
-        self, tenant: str, user_id: str, include_inactive: bool, limit: int, offset: int
+        self,
+        tenant: str,
+        user_id: str,
+        include_inactive: bool,
+        limit: int,
+        offset: int,
+        as_of: datetime | None = None,
     ) -> list[str]:
-        return await reads.facts_of_user(self.db, tenant, user_id, include_inactive, limit, offset)
+        """A user's Fact ids: the active ones (or all), or with `as_of` those valid then."""
+        return await reads.facts_of_user(
+            self.db, tenant, user_id, include_inactive, limit, offset, parse_as_of(as_of)
+        )
 
     async def set_memory_status(self, tenant: str, summary_id: str, status: str) -> None:
         if status not in MEMORY_STATUSES:
