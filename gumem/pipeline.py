@@ -444,6 +444,9 @@ class Pipeline:
         topics = await gm.user_topics(self.db, tenant, user_id)
         unfiled = [x.fact for x in facts if x.topic is None]
         filed = [(x.fact, x.topic) for x in facts if x.topic is not None]
+        # a correction goes with what it corrects, and like a filed fact it tells the rest
+        # of its session which goal they belong to
+        filed += [(x.fact, x.prev_topic) for x in facts if x.topic is None and x.prev_topic]
         choices = await asyncio.to_thread(  # CPU (rules, maybe embeddings): off the loop
             assign_topics,
             [x.fact for x in facts if x.topic is None and not x.prev_topic],
