@@ -10,7 +10,7 @@ WHERE old.tenant = $tenant AND old.validity = 'superseded'
 OPTIONAL MATCH (old)<-[:SUPERSEDES*1..8]-(new:Fact)
 WHERE CASE WHEN $as_of IS NULL THEN new.validity = 'active'
   ELSE new.valid_from <= $as_of
-    AND (new.valid_to > $as_of OR new.valid_to IS NULL AND new.validity = 'active') END
+    AND (new.validity = 'active' OR new.valid_to > $as_of) END
 WITH m, old, collect(DISTINCT new) AS news
 WHERE none(n IN news WHERE EXISTS { (n)-[:SOURCE]->(m) })
 UNWIND CASE WHEN news = [] THEN [null] ELSE news END AS new

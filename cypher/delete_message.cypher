@@ -30,7 +30,7 @@ CALL () {
 }
 CALL () {
   MATCH (f:Fact) WHERE f.fact_id IN $restored AND f.tenant = $tenant
-  SET f.validity = 'active', f.status = 'chunked'
+  SET f.validity = 'active', f.status = 'chunked', f.valid_to = null, f.superseded_at = null
   RETURN count(*) AS restored
 }
 CALL () {

@@ -3,6 +3,6 @@
 MATCH (f:Fact) WHERE f.tenant = $tenant AND f.user_id = $user_id
   AND CASE WHEN $as_of IS NULL THEN $all OR f.validity = 'active'
     ELSE coalesce(f.valid_from, f.time_start) <= $as_of
-      AND (f.valid_to > $as_of OR f.valid_to IS NULL AND f.validity = 'active') END
+      AND (f.validity = 'active' OR f.valid_to > $as_of) END
 RETURN f.fact_id AS fact_id
 ORDER BY f.time_end DESC, f.fact_id SKIP $offset LIMIT $limit

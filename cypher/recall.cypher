@@ -25,7 +25,7 @@ CALL () {
       AND size(s.source_facts) > 0
       AND COUNT { MATCH (f:Fact)-[:SUPPORTS]->(s)
         WHERE coalesce(f.valid_from, f.time_start) <= a
-          AND (f.valid_to > a OR f.valid_to IS NULL AND f.validity = 'active')
+          AND (f.validity = 'active' OR f.valid_to > a)
       } = size(s.source_facts)
     WITH collect(s) AS held
     UNWIND held AS s
@@ -54,7 +54,7 @@ CALL () {
   WHERE node.tenant = $tenant AND node.time_start <= $now
     AND CASE WHEN $as_of IS NULL THEN node.validity = 'active'
     ELSE coalesce(node.valid_from, node.time_start) <= $as_of
-      AND (node.valid_to > $as_of OR node.valid_to IS NULL AND node.validity = 'active') END
+      AND (node.validity = 'active' OR node.valid_to > $as_of) END
   RETURN collect({id: node.fact_id, score: score,
     time_start: [node.time_start.epochSeconds, node.time_start.microsecond, node.time_start.offsetSeconds],
     time_end: [node.time_end.epochSeconds, node.time_end.microsecond, node.time_end.offsetSeconds]
@@ -65,7 +65,7 @@ CALL () {
   WHERE f.tenant = $tenant AND f.user_id = $user_id AND f.time_start <= $now
     AND CASE WHEN $as_of IS NULL THEN f.validity = 'active'
     ELSE coalesce(f.valid_from, f.time_start) <= $as_of
-      AND (f.valid_to > $as_of OR f.valid_to IS NULL AND f.validity = 'active') END
+      AND (f.validity = 'active' OR f.valid_to > $as_of) END
   WITH f, vector.similarity.cosine(f.embedding, $qvec) AS fv
   ORDER BY fv DESC LIMIT $fact_k
   RETURN collect({id: f.fact_id, fv: fv,

@@ -133,3 +133,17 @@ async def test_as_of_must_carry_a_time_zone(client: httpx.AsyncClient, memory: M
         assert e.field == "asOf"
     else:
         raise AssertionError("a naive asOf was accepted")
+
+
+async def test_as_of_after_the_correction_is_deleted(client: httpx.AsyncClient) -> None:
+    """Deleting the correcting Message restores the old Fact: it is valid again at every
+    time since its Message, asOf after the (deleted) correction included."""
+    await gql(client, ADD, m=DAY1)
+    await gql(client, ADD, m=[FIX])
+    r = await gql(client, 'mutation { deleteMessage(id: "a3") { counts } }')
+    assert "errors" not in r, r
+    later = await recall(client, AFTER_FIX)
+    context = later["formattedContext"]
+    assert "1200" not in context and current_lines(context, "900"), context
+    facts = (await gql(client, FACTS, u=USER, asOf=AFTER_FIX))["data"]["facts"]
+    assert [f["validity"] for f in facts if "900" in f["content"]] == ["active"], facts
