@@ -16,9 +16,12 @@ FACTS = """query($u: String!) { facts(userId: $u, includeInactive: true) {
   id content kind validity slot topic supersededBy { id } } }"""
 TOPICS = """query($u: String!) { topics(userId: $u) { name factCount
   summaries { content } } }"""
-RECALL = """query($u: String!, $q: String!, $s: String) {
-  memory(userId: $u, query: $q, sessionId: $s) { formattedContext
+RECALL = """query($u: String!, $q: String!, $s: String, $asOf: DateTime) {
+  memory(userId: $u, query: $q, sessionId: $s, asOf: $asOf) { formattedContext
     midTermContext { id kind content } } }"""
+
+
+Q = "What laptops should I recommend to this user?"
 
 
 def event(mid: str, user: str, session: str, ts: str, kind: str, text: str, **meta: Any) -> Any:
@@ -134,7 +137,7 @@ async def test_laptop_dialogue(client: httpx.AsyncClient) -> None:
     purchase = [t for t in topics if t["name"] == about[0]["topic"]]
     assert len(purchase) == 1, topics
 
-    r = await gql(client, RECALL, u=user, q="What laptops should I recommend to this user?")
+    r = await gql(client, RECALL, u=user, q=Q)
     mid = r["data"]["memory"]["midTermContext"]
     lead = mid[0]
     assert lead["kind"] == "summary", mid
@@ -143,6 +146,14 @@ async def test_laptop_dialogue(client: httpx.AsyncClient) -> None:
     assert "2000" not in lead["content"], lead
     context = r["data"]["memory"]["formattedContext"]
     assert not current_lines(context, "2000"), context
+
+    # as it stood on the evening of day one: the old budget is current, the new one unknown
+    r = await gql(client, RECALL, u=user, q=Q, asOf="2026-11-02T20:00:00+00:00")
+    then = r["data"]["memory"]
+    assert then["midTermContext"][0]["kind"] == "summary", then
+    assert "2000" in then["midTermContext"][0]["content"], then
+    assert current_lines(then["formattedContext"], "2000"), then
+    assert "2500" not in then["formattedContext"] and "German" not in then["formattedContext"]
 
 
 async def test_chinese_correction_cue_and_superseded_city(client: httpx.AsyncClient) -> None:
