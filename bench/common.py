@@ -22,7 +22,7 @@ from pydantic import SecretStr
 from gumem.settings import ROOT, Settings
 
 RESULTS = ROOT / "bench" / "results"
-NEO4J_HOME = Path("/tmp/gumem-bench-neo4j")
+NEO4J_HOME = Path("/tmp/gumem-bench-neo4j")  # + "-<bolt port>": runs on other ports never share it
 BOLT_PORT = 7690
 HTTP_PORT = 7476
 PASSWORD = "bench-password-1"
@@ -40,7 +40,9 @@ class Neo4jHandle:
 def add_neo4j_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--neo4j-uri", help="use this Neo4j instead of starting a private one")
     p.add_argument("--neo4j-password", default=PASSWORD)
-    p.add_argument("--neo4j-home", type=Path, default=NEO4J_HOME)
+    p.add_argument(
+        "--neo4j-home", type=Path, help=f"default {NEO4J_HOME}-<bolt port>: one directory per port"
+    )
     p.add_argument("--keep-neo4j", action="store_true", help="leave the private Neo4j running")
     p.add_argument("--bolt-port", type=int, default=BOLT_PORT)
     p.add_argument("--http-port", type=int, default=HTTP_PORT)
@@ -54,7 +56,7 @@ def neo4j(args: argparse.Namespace, fresh: bool = True) -> Iterator[Neo4jHandle]
         return
     from gumem import neo4j_dev
 
-    home: Path = args.neo4j_home
+    home: Path = args.neo4j_home or Path(f"{NEO4J_HOME}-{args.bolt_port}")
     if {args.bolt_port, args.http_port} & FORBIDDEN_PORTS:
         raise SystemExit(f"ports {sorted(FORBIDDEN_PORTS)} belong to others")
     neo4j_dev.stop(home)

@@ -381,7 +381,7 @@ def main() -> None:
     )
     p.add_argument("--verbose", action="store_true", help="print every case's facts and contexts")
     add_neo4j_args(p)
-    p.set_defaults(bolt_port=7700, http_port=7487, neo4j_home=Path("/tmp/gumem-eval-neo4j"))
+    p.set_defaults(bolt_port=7700, http_port=7487)
     args = p.parse_args()
     if not args.scenarios.is_file():
         raise SystemExit(
