@@ -234,7 +234,7 @@ _STRONG_CON_EN = _rx(
 )
 _STRONG_CON_ZH = rx.compile(
     r"不要|(?:^|[^特区分类性级告识辨个派])别(?:$|[^人的处墅致])|不能|不可以|不行|必须|一定要|务必|"
-    r"只能|禁止|过敏|忌口|不吃|不喝|不得|尽量不|不方便|没法|不接受"
+    r"只能|禁止|过敏|忌口|不吃|不喝|不得|尽量不|不方便|没法|不接受|不用|不需要"
 )
 _WEAK_CON_EN = _rx(r"\b(?:not too|no more than|at most|at least|only|under|below|within)\b")
 _WEAK_CON_ZH = rx.compile(r"不超过|以内|最多|至少|只要|不太")
@@ -600,9 +600,10 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
 def _bound_zh(doc: Doc, prev: _Piece, p: _Piece) -> bool:
     """A numeric limit with no subject or slot of its own qualifies the goal before it."""
     text = _strip(doc, p.start, p.end, "zh")[2]
-    return zh_grammar.bound_to_goal(
-        doc_text(doc)[prev.start : prev.end], text
-    ) and not _slot(doc, p.start, p.end, "zh")[0]
+    return (
+        zh_grammar.bound_to_goal(doc_text(doc)[prev.start : prev.end], text)
+        and not _slot(doc, p.start, p.end, "zh")[0]
+    )
 
 
 # --- clause analysis ----------------------------------------------------------------------

@@ -35,7 +35,7 @@ _PUNCT = rx.compile(r"[，,。；;！!？?、：:]")
 # --- demonstratives ------------------------------------------------------------------------
 
 # 那/这 + a classifier or place word is a demonstrative ("那顿饭", "这家店", "那边"), never the
-# discourse conjunction 那 ("那就改到周五吧")
+# discourse conjunction 那 ("那就改到下午吧")
 _DEMONSTRATIVE = rx.compile(
     r"^[那这](?:[个顿家次件场位款台本张条份套辆间趟天晚回批单笔篇首部只双块瓶杯种样段些边里时阵]|一)"
 )
@@ -86,20 +86,20 @@ def opens_with_noun(text: str) -> bool:
 
 # --- whose clause: the user's, without 我 ---------------------------------------------------
 
-_HOME = rx.compile(r"^(?:家里|家中|屋里|家里面)")
 _THIRD = ("他", "她", "他们", "她们", "它")
 _ASPECT = ("了", "过")
 
 
 def implied_user(text: str) -> bool:
-    """A clause that drops its 我 yet states the user's matter: it speaks of the user's
-    home ("家里的X都接在Y上"), or of the user's own completed action with a counted object
-    ("X找了两位Y"). Never with a person's name or a third-person pronoun in it."""
+    """A clause that drops its 我 yet states the user's matter: it opens with a place word
+    that owns a thing ("<place>的X都接在Y上", the user's own surroundings), or tells the
+    user's own completed action with a counted object ("X找了两位Y"). Never with a
+    person's name or a third-person word in it."""
     words = [(w, f) for w, f in _cut(text.strip()) if w.strip()]
     if not words or any(f == "nr" or w in _THIRD for w, f in words):
         return False
-    if _HOME.match(text.strip()):
-        return any(f[:1] == "v" for _w, f in words)
+    if len(words) > 2 and words[0][1] == "s" and words[1][0] == "的" and words[2][1][:1] == "n":
+        return any(f[:1] == "v" for _w, f in words[3:])
     for i in range(len(words) - 2):
         verb, aspect, obj = words[i], words[i + 1], words[i + 2]
         if verb[1][:1] == "v" and aspect[0] in _ASPECT and obj[1][:1] == "m":
@@ -137,6 +137,76 @@ def head_len(text: str) -> int:
             if keep_clause(piece):
                 return i
     return len(text)
+
+
+# --- carry-over: the changed part put into the fact it changes ------------------------------
+
+_CHANGE_TO = rx.compile(r"(?:改成|换成|改为|改到|换到|改在|挪到|变成|调到|调成|定在)了?")
+_FRAME = ("在", "到", "去", "用", "于")
+_STOP_FLAGS = ("v", "u", "y", "c", "d", "x")
+
+
+def _changed_value(head: str) -> tuple[str, str] | None:
+    """(frame, value) of "X改成在Y…" / "X改到Y": the new value and the preposition before it."""
+    m = _CHANGE_TO.search(head)
+    if not m:
+        return None
+    words = [(w, f) for w, f in _cut(head[m.end() :].strip())]
+    verb = m.group(0).rstrip("了")
+    frame = verb[-1] if verb[-1] in _FRAME else ""
+    if words and words[0][0] in _FRAME:
+        frame, words = words[0][0], words[1:]
+    value = ""
+    for word, flag in words:
+        if _PUNCT.search(word) or (flag[:1] in _STOP_FLAGS and not _DIGIT.search(word)):
+            if not word.strip() and value:
+                value += word
+                continue
+            break
+        value += word
+    value = value.strip()
+    return (frame, value) if 1 <= len(value) <= 16 else None
+
+
+def _framed(words: list[tuple[str, str]], frame: str) -> list[str]:
+    """The phrases that follow ``frame`` in ``words``, up to the next verb or punctuation."""
+    out: list[str] = []
+    for i, (word, flag) in enumerate(words):
+        if word != frame or flag[:1] != "p":
+            continue
+        phrase = ""
+        for w, f in words[i + 1 :]:
+            if _PUNCT.search(w) or f[:1] in ("v", "u", "x"):
+                break
+            phrase += w
+        if phrase:
+            out.append(phrase)
+    return out
+
+
+def carry_over(new: str, old: str) -> str | None:
+    """The older Fact's content with the changed part put in, when ``new`` changes one part
+    and says the rest stays ("X改成在Y吃了，日期不变"): "<old with Y for the old value>".
+    None when ``new`` keeps nothing, or the old value to replace is not one clear phrase."""
+    cut = head_len(new)
+    if cut == len(new):
+        return None  # no kept part: the new Fact stands on its own
+    found = _changed_value(new[:cut])
+    if found is None or found[1] in old:
+        return None
+    frame, value = found
+    words = list(_cut(old))
+    spots = _framed(words, frame) if frame else []
+    if not spots:  # a time or a name: the one word of the same shape ("周三" for "周五")
+        spots = [
+            w
+            for w, f in words
+            if len(w) >= 2 and f[:1] in ("t", "n") and (w[0] == value[0] or w[-1] == value[-1])
+        ]
+    spots = list(dict.fromkeys(spots))
+    if len(spots) != 1:
+        return None
+    return old.replace(spots[0], value, 1)
 
 
 # --- bound goal and limit ---------------------------------------------------------------------
@@ -200,7 +270,7 @@ def _idle_after(words: list[tuple[str, str]], end: int) -> bool:
 
 
 def route_slot(text: str) -> tuple[str, str] | None:
-    """("X:去向", Y) for "X（每周五 / 以后 / 也）发到 Y": the attribute is the noun the clause
+    """("X:去向", Y) for "X（每月 / 以后 / 也）发到 Y": the attribute is the noun the clause
     opens with (after 我们组的 / 我的), the value what follows the route verb."""
     words = [(w, f) for w, f in _cut(text.strip())]
     for i, (word, flag) in enumerate(words):
@@ -220,7 +290,7 @@ def route_slot(text: str) -> tuple[str, str] | None:
         rest = "".join(w for w, _f in words[j:])
         verb = _route_verb(rest)
         if verb is None:
-            return None
+            continue  # "我们部门的考勤表…": the owner's noun, the attribute comes next
         value = _PUNCT.split(rest[verb[1] :].strip(), 1)[0] if rest else ""
         value = _VALUE_TRAIL.sub("", value.strip()).strip()
         if 1 <= len(value) <= 24 and not _idle_after(words[j:], verb[1]):
@@ -233,6 +303,7 @@ __all__ = [
     "TOPIC_LEAD",
     "asks_for_help",
     "bound_to_goal",
+    "carry_over",
     "demonstrative",
     "head_len",
     "implied_user",
