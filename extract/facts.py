@@ -548,6 +548,8 @@ def _standalone_zh(doc: Doc, p: _Piece) -> bool:
         return bool(text)
     if _SUBORD_ZH.match(text) or zh_grammar.keep_clause(text):
         return False  # "日期不变": binds to the change it qualifies
+    if zh_grammar.own_subject(text) and (_has_content_zh(text) or zh_grammar.implied_user(text)):
+        return True  # "X 在周一上午": its own subject, and the user's matter
     return bool(
         _FIRST_PERSON_ZH.search(text)
         or _PRED_START_ZH.match(text)
@@ -1387,7 +1389,7 @@ def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str 
 
 
 def _not_the_users_zh(text: str, slot: bool) -> str | None:
-    if _HYPO_ZH.search(text):
+    if _HYPO_ZH.search(text) or zh_grammar.speculative(text):
         return "hypothetical (conditional), not a fact about the user"
     words = [(w, f) for w, f in cut_zh(text) if w.strip()]
     if words and words[0][0] in _THIRD_PRON_ZH:

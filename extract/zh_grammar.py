@@ -107,6 +107,35 @@ def implied_user(text: str) -> bool:
     return False
 
 
+_COPULA = ("是", "在")
+
+
+def own_subject(text: str) -> bool:
+    """Whether the clause has a subject noun of its own before a copula or locative
+    ("X 在周一上午", "X 都在 Y 里", "X是Y"): a statement that stands apart from the
+    clause before it."""
+    words = [(w, f) for w, f in _cut(text.strip()) if w.strip()]
+    i = 0
+    while i < len(words) and (words[i][1][:1] == "n" or words[i][1] == "eng"):
+        i += 1
+    if i == 0 or any(f == "nr" for _w, f in words[:i]):
+        return False
+    while i < len(words) and words[i][1][:1] == "d":
+        i += 1
+    return i < len(words) - 1 and words[i][0] in _COPULA
+
+
+# a supposition with a modal in its main clause: "如果X，我可能会Y" (a rule "如果X就Y" is not)
+_SUPPOSE = rx.compile(
+    r"^(?:如果|假如|要是|若是|倘若)[^，,。]*[，,\s]+.*(?:可能|也许|或许|说不定|兴许)"
+)
+
+
+def speculative(text: str) -> bool:
+    """Whether the clause only supposes: "如果以后X了，我可能会Y"."""
+    return bool(_SUPPOSE.match(text.strip()))
+
+
 # --- what stays unchanged ------------------------------------------------------------------
 
 _KEEP_HEAD = rx.compile(r"^(?:也|都)?(?:还是|仍然是|依然是|仍是|照样是?|照旧是?)")
@@ -309,7 +338,9 @@ __all__ = [
     "implied_user",
     "keep_clause",
     "opens_with_noun",
+    "own_subject",
     "route_slot",
+    "speculative",
     "topic_lead_only",
     "wish_start",
 ]

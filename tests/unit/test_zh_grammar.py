@@ -241,3 +241,47 @@ def test_carry_over_puts_the_change_into_the_old_fact(new: str, old: str, out: s
 def test_no_carry_over_without_a_kept_part_or_a_clear_old_value() -> None:
     assert g.carry_over("讲座改在图书馆了", "用户周三下午在礼堂听讲座") is None
     assert g.carry_over("讲座改在图书馆了，时间不变", "用户在礼堂和在操场各有一场讲座") is None
+
+
+# --- clauses with a subject of their own; suppositions ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "own"),
+    [
+        ("review 在周四下午", True),
+        ("发票都在财务的 OA 系统里", True),
+        ("小林在北京", False),  # a person's name: someone else's whereabouts
+        ("时间不变", False),
+        ("其中一位是我的同学", False),
+    ],
+)
+def test_own_subject(text: str, own: bool) -> None:
+    assert g.own_subject(text) is own
+
+
+def test_a_clause_with_its_own_subject_is_its_own_fact(en_nlp: Language, zh_nlp: Language) -> None:
+    ex = run(
+        en_nlp,
+        zh_nlp,
+        "我们组的 OKR 每季度定一次，review 在周四下午，文档都在 Notion 的团队空间里。",
+    )
+    assert len(ex.facts) == 3, contents(ex)
+
+
+@pytest.mark.parametrize(
+    ("text", "supposes"),
+    [
+        ("如果明年加薪了，我也许会换一台车", True),
+        ("要是房租再涨，我说不定会搬走", True),
+        ("如果下雨，就别安排户外活动", False),  # a standing rule, not a supposition
+    ],
+)
+def test_speculative(text: str, supposes: bool) -> None:
+    assert g.speculative(text) is supposes
+
+
+def test_a_supposition_is_no_fact(en_nlp: Language, zh_nlp: Language) -> None:
+    ex = run(en_nlp, zh_nlp, "如果以后 Rust 普及了，我可能会把 Go 服务全重写。")
+    assert not ex.facts, contents(ex)
+    assert any("hypothetical" in r.reason for r in ex.rejections)
