@@ -285,3 +285,24 @@ def test_a_supposition_is_no_fact(en_nlp: Language, zh_nlp: Language) -> None:
     ex = run(en_nlp, zh_nlp, "如果以后 Rust 普及了，我可能会把 Go 服务全重写。")
     assert not ex.facts, contents(ex)
     assert any("hypothetical" in r.reason for r in ex.rejections)
+
+
+def test_the_pipeline_carries_the_change_into_the_replaced_fact() -> None:
+    from extract.types import FactDraft
+    from graph.memory import NewFact
+    from gumem.pipeline import carried
+
+    def draft(content: str, lang: str = "zh") -> FactDraft:
+        return FactDraft(
+            content=content, kind="fact", source_message_ids=("m3",), time_start=TS,
+            time_end=TS, lang=lang, key=f"fact:{content}",
+        )  # fmt: skip
+
+    change = draft("那场聚会改成在江边吃了，人数不变")
+    alone = draft("用户下周去杭州出差")
+    new = [NewFact("n1", change, None, (change,)), NewFact("n2", alone, None, (alone,))]
+    old = {"o1": "用户周六晚上的聚会定在老街火锅，8 个人", "o2": "用户下周去苏州出差"}
+    out = carried(new, {"n1": "o1", "n2": "o2"}, old)
+    assert out[0].draft.content == "用户周六晚上的聚会定在江边，8 个人"
+    assert [p.content for p in out[0].parts] == [out[0].draft.content]
+    assert out[1].draft.content == "用户下周去杭州出差"  # no kept part: its own words
