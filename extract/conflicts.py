@@ -163,7 +163,7 @@ def _differs(new: dict[str, str], old: dict[str, str]) -> bool:
 
 def _said_by_slot(new: Claim, vals: dict[str, str], claims: Sequence[Claim]) -> bool:
     """A cue-only claim whose new name a slot claim of its own message also states
-    ("the team moved to Y, the report goes to Y's group too"): one change, which the slot
+    ("the team switched over to Y, the report goes to Y too"): one change, which the slot
     claim replaces precisely; the general claim replaces nothing else."""
     if new.slot:
         return False

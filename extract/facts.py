@@ -1036,11 +1036,13 @@ def _wording_en(
     return out[:1].upper() + out[1:]
 
 
-def _wording_zh(text: str, subject: str, kind: Kind, slot: str | None) -> str:
+def _wording_zh(text: str, subject: str, kind: Kind, slot: str | None, topic: bool = False) -> str:
     out, n = _WE_ZH.subn(f"{subject}等人", text)  # a str replacement is literal (rx)
     out, k = _I_ZH.subn(subject, out)
     if n + k:
         return out
+    if topic and not _PRED_START_ZH.match(out):
+        return f"对{subject}来说，{out}"
     if kind == "constraint" and slot is None and not zh_grammar.wish_start(out):
         if out.startswith(("最好别", "最好不")):
             out = out[2:]
@@ -1140,7 +1142,9 @@ def _analyse(
         kind = SLOT_KIND.get(slot.split(":", 1)[0], kind)
         polarity = "likes" if kind == "preference" else "neutral"
     anchors = _anchors(text, msg.metadata)
-    if slot is None and not anchors:
+    # "我自己的话，X": the lead names the user as the topic of X
+    topic = zh and zh_grammar.topic_led(doc_text(doc)[clause.start : start])
+    if slot is None and not anchors and not topic:
         reason = _not_about_user(text, toks, kind, lang, bool(msg.metadata.get("speaker")))
         if reason:
             return _reject(msg, reason, raw.strip())
@@ -1151,7 +1155,7 @@ def _analyse(
         content = (
             _template_zh(slot, value or "", money[1] if money else None, subject)
             if (question or request) and slot
-            else _wording_zh(text, subject, kind, slot)
+            else _wording_zh(text, subject, kind, slot, topic)
         )
     elif slot and make_that_en(_content_tokens(toks)) is not None:
         money = _money(doc, start, end)  # "make that 14 on payment terms": no cue words

@@ -48,11 +48,8 @@ def demonstrative(text: str) -> bool:
 
 # --- topic leads and requests for help -------------------------------------------------------
 
-# "我自己的话" / "对我来说" / "就我而言" / "至于我": they only introduce the user as the topic
-TOPIC_LEAD = (
-    r"(?:(?:我们|我)(?:自己)?(?:的话|这边|这儿)|对(?:我们|我)(?:自己)?(?:来说|而言)|"
-    r"就(?:我们|我)(?:自己)?(?:来说|而言)|至于(?:我们|我)(?:自己)?)"
-)
+# "我自己的话" / "至于我": they only introduce the user as the topic
+TOPIC_LEAD = r"(?:(?:我们|我)(?:自己)?的话|至于(?:我们|我)(?:自己)?)"
 _TOPIC_LEAD_ONLY = rx.compile(r"^" + TOPIC_LEAD + r"[，,：:\s]*$")
 
 # consultation verbs: "想咨询下X的事", "想请教一下", "问一下"
@@ -65,6 +62,14 @@ _HELP = rx.compile(
 def topic_lead_only(text: str) -> bool:
     """Whether ``text`` is nothing but a topic lead ("我自己的话")."""
     return bool(_TOPIC_LEAD_ONLY.match(text.strip()))
+
+
+_TOPIC_LED = rx.compile(TOPIC_LEAD + r"[，,：:\s]*$")
+
+
+def topic_led(prefix: str) -> bool:
+    """Whether the leads stripped before a clause end with a topic lead ("我自己的话，")."""
+    return bool(_TOPIC_LED.search(prefix))
 
 
 def asks_for_help(text: str) -> bool:
@@ -112,7 +117,7 @@ _COPULA = ("是", "在")
 
 def own_subject(text: str) -> bool:
     """Whether the clause has a subject noun of its own before a copula or locative
-    ("X 在周一上午", "X 都在 Y 里", "X是Y"): a statement that stands apart from the
+    ("X 在下午", "X 都在 Y 里", "X是Y"): a statement that stands apart from the
     clause before it."""
     words = [(w, f) for w, f in _cut(text.strip()) if w.strip()]
     i = 0
@@ -303,7 +308,10 @@ def route_slot(text: str) -> tuple[str, str] | None:
     opens with (after 我们组的 / 我的), the value what follows the route verb."""
     words = [(w, f) for w, f in _cut(text.strip())]
     for i, (word, flag) in enumerate(words):
-        if flag[:1] != "n" or len(word) < 2:
+        # jieba tags many topic nouns as verbs (快递, 外卖): a two-character word will do
+        if not (flag[:1] == "n" or flag in ("v", "vn", "eng")) or len(word) < 2:
+            continue
+        if _ROUTE.fullmatch(word):
             continue
         before = "".join(w for w, _f in words[:i]).strip()
         if before and not before.endswith("的") and before not in ("我", "我们", "我把"):
@@ -342,5 +350,6 @@ __all__ = [
     "route_slot",
     "speculative",
     "topic_lead_only",
+    "topic_led",
     "wish_start",
 ]
