@@ -305,8 +305,8 @@ def _user_only(left: str) -> bool:
     """Nothing but the user (我 / 我们) and adverbs before the verb: "我们组搬到…" is the
     group's move, not the user's home."""
     toks = [(w, f) for w, f in _cut(left) if w.strip()]
-    return all(w in _OWNER_ZH or _filler_flag(w, f) for w, f in toks) and (
-        not toks or any(w in ("我", "我们", "咱们") for w, _f in toks)
+    return all(w in _OWNER_ZH or w == "我家" or _filler_flag(w, f) for w, f in toks) and (
+        not toks or any(w in ("我", "我们", "咱们", "我家") for w, _f in toks)
     )
 
 

@@ -308,3 +308,10 @@ def test_the_pipeline_carries_the_change_into_the_replaced_fact() -> None:
     assert out[0].draft.content == "用户周六晚上的聚会定在江边，8 个人"
     assert [p.content for p in out[0].parts] == [out[0].draft.content]
     assert out[1].draft.content == "用户下周去杭州出差"  # no kept part: its own words
+
+
+def test_the_users_family_move_is_the_users_home() -> None:
+    from extract.slots import slot_zh
+
+    found = slot_zh("我家上个月搬到了城西")
+    assert found is not None and found.key == "home_city"
