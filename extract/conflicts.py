@@ -161,6 +161,20 @@ def _differs(new: dict[str, str], old: dict[str, str]) -> bool:
     return bool(fresh & gone)
 
 
+def _said_by_slot(new: Claim, vals: dict[str, str], claims: Sequence[Claim]) -> bool:
+    """A cue-only claim whose new name a slot claim of its own message also states
+    ("the team switched over to Y, the report goes to Y too"): one change, which the slot
+    claim replaces precisely; the general claim replaces nothing else."""
+    if new.slot:
+        return False
+    names = [w.lower() for w, t in vals.items() if t == "name"]
+    return any(
+        c.slot and c.fact_id != new.fact_id and set(c.sources) & set(new.sources)
+        and any(w in c.content.lower() for w in names)
+        for c in claims
+    )  # fmt: skip
+
+
 def conflicts(
     claims: Sequence[Claim],
     known: Sequence[Known],
@@ -176,7 +190,7 @@ def conflicts(
         if new.slot and any(k.slot == new.slot and k.fact_id != new.fact_id for k in known):
             continue  # an older value on the same slot: the write supersedes it already
         new_vals = values(new.content)
-        if not new_vals:
+        if not new_vals or _said_by_slot(new, new_vals, claims):
             continue
         found: list[tuple[float, Known, dict[str, str]]] = []
         for old in known:
@@ -197,7 +211,10 @@ def conflicts(
                 continue
             shared = len(_words(new.content) & _words(old.content) - {w.lower() for w in new_vals})
             kin = _typed(new.entities, old.content) & _typed(old.entities, new.content)
-            found.append((sim + 0.02 * min(shared, 3) + 0.05 * bool(kin), old, old_vals))
+            same_kind = 0.03 * (old.kind == new.kind)  # a correction restates one kind of Fact
+            found.append(
+                (sim + 0.02 * min(shared, 3) + 0.05 * bool(kin) + same_kind, old, old_vals)
+            )
         if not found:
             continue
         if value_similarity is not None and len(found) > 1:

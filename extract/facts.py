@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from extract import rx
+from extract import rx, zh_grammar
 from extract.conflicts import CUE_EN, CUE_ZH
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
 from extract.nlp import doc_text, entity_refs, ents_in, gazetteer_lookup
@@ -88,7 +88,7 @@ _ACTUALLY_EN = _rx(r"^actually\b[\s,:]*")
 _LEAD_ZH = rx.compile(
     r"^(?:但是|但|不过|而且|可是|然而|只是|另外|还有|并且|然后|所以|那么|那|嗯+|哦+|啊|呃|对了|"
     r"话说|就是|那个|总之|顺便说一下|顺便|补充一下|补充|(?:请)?(?:记住|记一下|注意)|"
-    r"你好|您好|嗨)[，,：:\s!！]*"
+    r"你好|您好|嗨|" + zh_grammar.TOPIC_LEAD + r")[，,：:\s!！]*"
 )
 _CORR_ZH = rx.compile(
     r"^(?:(?:(?:更正|纠正|修正|订正)(?:一下)?|(?:更新|改)一下|(?i:update|correction))[:：，,\s]*"
@@ -234,7 +234,7 @@ _STRONG_CON_EN = _rx(
 )
 _STRONG_CON_ZH = rx.compile(
     r"不要|(?:^|[^特区分类性级告识辨个派])别(?:$|[^人的处墅致])|不能|不可以|不行|必须|一定要|务必|"
-    r"只能|禁止|过敏|忌口|不吃|不喝|不得|尽量不|不方便|没法|不接受"
+    r"只能|禁止|过敏|忌口|不吃|不喝|不得|尽量不|不方便|没法|不接受|不用|不需要"
 )
 _WEAK_CON_EN = _rx(r"\b(?:not too|no more than|at most|at least|only|under|below|within)\b")
 _WEAK_CON_ZH = rx.compile(r"不超过|以内|最多|至少|只要|不太")
@@ -546,8 +546,10 @@ def _standalone_zh(doc: Doc, p: _Piece) -> bool:
         or doc_text(doc)[p.start : p.end].rstrip().endswith(("?", "？"))
     ):
         return bool(text)
-    if _SUBORD_ZH.match(text):
-        return False
+    if _SUBORD_ZH.match(text) or zh_grammar.keep_clause(text):
+        return False  # "日期不变": binds to the change it qualifies
+    if zh_grammar.own_subject(text) and (_has_content_zh(text) or zh_grammar.implied_user(text)):
+        return True  # "X 在周一上午": its own subject, and the user's matter
     return bool(
         _FIRST_PERSON_ZH.search(text)
         or _PRED_START_ZH.match(text)
@@ -589,11 +591,21 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
         filler = prev is not None and not _strip(doc, prev.start, prev.end, lang)[2]
         if prev is not None and _greeting(doc_text(doc)[prev.start : prev.end], lang):
             prev = None  # keep "好的" / "Thanks" apart from what follows
-        if prev is not None and (prev.open or filler or not standalone(doc, p)):
+        bound = lang == "zh" and prev is not None and _bound_zh(doc, prev, p)
+        if prev is not None and (prev.open or filler or bound or not standalone(doc, p)):
             prev.end, prev.open = p.end, p.open and prev.open
         else:
             out.append(p)
     return out
+
+
+def _bound_zh(doc: Doc, prev: _Piece, p: _Piece) -> bool:
+    """A numeric limit with no subject or slot of its own qualifies the goal before it."""
+    text = _strip(doc, p.start, p.end, "zh")[2]
+    return (
+        zh_grammar.bound_to_goal(doc_text(doc)[prev.start : prev.end], text)
+        and not _slot(doc, p.start, p.end, "zh")[0]
+    )
 
 
 # --- clause analysis ----------------------------------------------------------------------
@@ -618,7 +630,7 @@ def _strip(doc: Doc, start: int, end: int, lang: Lang) -> tuple[int, int, str, b
             m = actually.match(stripped)
             soft = soft or bool(m)
             m = m or lead.match(stripped)
-        if not m or not m.group(0):
+        if not m or not m.group(0) or (lang == "zh" and zh_grammar.demonstrative(stripped)):
             break
         start += len(text) - len(stripped) + m.end()
         text = doc_text(doc)[start:end]
@@ -695,6 +707,9 @@ def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str |
         return found
     if zh or _HAN.search(text):  # code-switched clauses parse better by the Chinese rules
         general = slot_zh(text)
+        route = None if general else zh_grammar.route_slot(text)
+        if route:
+            return route
     else:
         toks = _content_tokens(_tokens(doc, start, end))
         general = slot_en(toks) or make_that_en(toks)
@@ -1021,12 +1036,14 @@ def _wording_en(
     return out[:1].upper() + out[1:]
 
 
-def _wording_zh(text: str, subject: str, kind: Kind, slot: str | None) -> str:
+def _wording_zh(text: str, subject: str, kind: Kind, slot: str | None, topic: bool = False) -> str:
     out, n = _WE_ZH.subn(f"{subject}等人", text)  # a str replacement is literal (rx)
     out, k = _I_ZH.subn(subject, out)
     if n + k:
         return out
-    if kind == "constraint" and slot is None:
+    if topic and not _PRED_START_ZH.match(out):
+        return f"对{subject}来说，{out}"
+    if kind == "constraint" and slot is None and not zh_grammar.wish_start(out):
         if out.startswith(("最好别", "最好不")):
             out = out[2:]
         return f"{subject}希望{out}"
@@ -1096,11 +1113,18 @@ def _analyse(
     greeting = _greeting(text, lang)
     if greeting:
         return _reject(msg, greeting, raw.strip())
-    slot, value = _slot(doc, start, end, lang)
+    slot, value = _slot(doc, start, start + zh_grammar.head_len(text) if zh else end, lang)
     question = raw.rstrip().endswith(("?", "？")) or bool(
         (_QUESTION_ZH if zh else _QUESTION_EN).search(text)
     )
     request = bool((_REQUEST_ZH if zh else _REQUEST_EN).match(text))
+    if zh and request and zh_grammar.opens_with_noun(text):
+        request = False  # "推荐信…": a noun, not the verb 推荐
+    if zh and zh_grammar.asks_for_help(text):
+        rest = _after_wrapper(doc, clause, start, end)  # "想问一下：我下周…"
+        if rest is not None:
+            return _analyse(msg, doc, lang, rest, correction_in_sentence)
+        return _reject(msg, "asks the agent for help, states nothing", raw.strip())
     if (question or request) and slot is None:
         rest = _after_wrapper(doc, clause, start, end)
         if rest is not None:  # "Can you remember this for me: I've booked …"
@@ -1118,7 +1142,9 @@ def _analyse(
         kind = SLOT_KIND.get(slot.split(":", 1)[0], kind)
         polarity = "likes" if kind == "preference" else "neutral"
     anchors = _anchors(text, msg.metadata)
-    if slot is None and not anchors:
+    # "我自己的话，X": the lead names the user as the topic of X
+    topic = zh and zh_grammar.topic_led(doc_text(doc)[clause.start : start])
+    if slot is None and not anchors and not topic:
         reason = _not_about_user(text, toks, kind, lang, bool(msg.metadata.get("speaker")))
         if reason:
             return _reject(msg, reason, raw.strip())
@@ -1129,7 +1155,7 @@ def _analyse(
         content = (
             _template_zh(slot, value or "", money[1] if money else None, subject)
             if (question or request) and slot
-            else _wording_zh(text, subject, kind, slot)
+            else _wording_zh(text, subject, kind, slot, topic)
         )
     elif slot and make_that_en(_content_tokens(toks)) is not None:
         money = _money(doc, start, end)  # "make that 14 on payment terms": no cue words
@@ -1260,7 +1286,7 @@ def _not_about_user(
 ) -> str | None:
     if lang == "zh" or _HAN.search(text):
         first = bool(_FIRST_PERSON_ZH.search(text))
-        if not first and _has_content_zh(text):
+        if not first and (_has_content_zh(text) or zh_grammar.implied_user(text)):
             return None  # the user's own turn: a statement of their matter
         if _SECOND_PERSON_ZH.match(text) and kind in ("fact", "preference", "timeline"):
             return "about the other party, not the user"
@@ -1367,7 +1393,7 @@ def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str 
 
 
 def _not_the_users_zh(text: str, slot: bool) -> str | None:
-    if _HYPO_ZH.search(text):
+    if _HYPO_ZH.search(text) or zh_grammar.speculative(text):
         return "hypothetical (conditional), not a fact about the user"
     words = [(w, f) for w, f in cut_zh(text) if w.strip()]
     if words and words[0][0] in _THIRD_PRON_ZH:

@@ -289,7 +289,7 @@ def _attribute_zh(left: str) -> str | None:
 def slot_zh(text: str) -> Slot | None:
     """The slot a Chinese clause sets: 我的X是Y, X改成Y, 把X换成Y, 我住在/搬到X."""
     m = _HOME_ZH.search(text)
-    if m and (m.start() == 0 or "我" in text[: m.start()]):
+    if m and _user_only(text[: m.start()]):
         value = _value_zh(text[m.end() :])
         if value:
             return Slot("home_city", value)
@@ -299,6 +299,15 @@ def slot_zh(text: str) -> Slot | None:
         if attr and value and len(value) <= 24:
             return Slot(_norm([attr.replace(" ", "_")]) or attr, value)
     return None
+
+
+def _user_only(left: str) -> bool:
+    """Nothing but the user (我 / 我们) and adverbs before the verb: "我们组搬到…" is the
+    group's move, not the user's home."""
+    toks = [(w, f) for w, f in _cut(left) if w.strip()]
+    return all(w in _OWNER_ZH or w == "我家" or _filler_flag(w, f) for w, f in toks) and (
+        not toks or any(w in ("我", "我们", "咱们", "我家") for w, _f in toks)
+    )
 
 
 def _value_zh(rest: str) -> str:

@@ -19,6 +19,7 @@ from extract.slots import resolve_slot
 from extract.summaries import build_summaries, summary_key
 from extract.topics import TopicChoice, assign_topics, topic_embedding_text
 from extract.types import Extraction, FactDraft, FactRecord, MessageRecord, Rejection
+from extract.zh_grammar import carry_over
 from graph import memory as gm
 from graph.db import Database
 from gumem.errors import StorageUnavailable
@@ -64,6 +65,25 @@ def group_drafts(
     for d in drafts:
         fid = fact_id(tenant, user_id, d)
         out[fid] = (*out.get(fid, ()), d)
+    return out
+
+
+def carried(
+    new: list[gm.NewFact], replaces: dict[str, str], contents: dict[str, str]
+) -> list[gm.NewFact]:
+    """Each Chinese change that keeps the rest, worded as the Fact it replaces with the
+    changed part put in ("X改成在Y吃了，日期不变" over "…在Z订了一桌" → "…在Y订了一桌")."""
+    out = []
+    for n in new:
+        old = contents.get(replaces.get(n.fact_id, ""))
+        text = carry_over(n.draft.content, old) if old and n.draft.lang == "zh" else None
+        if text:
+            n = replace(
+                n,
+                draft=replace(n.draft, content=text),
+                parts=tuple(replace(p, content=text) for p in n.parts),
+            )
+        out.append(n)
     return out
 
 
@@ -245,7 +265,9 @@ class Pipeline:
         new = [gm.NewFact(fid, d, emb.get(fid), groups[fid]) for fid, d in drafts.items()]
         processed = {m.message_id: msg_vec.get(m.message_id) for m in done}
         stamps = {m.message_id: m.timestamp for m in done}
-        replaces = await self._conflicts(tenant, user_id, new, stamps) if processed else {}
+        replaces, new = (
+            await self._conflicts(tenant, user_id, new, stamps) if processed else ({}, new)
+        )
         t2 = time.perf_counter()
         superseded = (
             await gm.write_facts(
@@ -322,9 +344,11 @@ class Pipeline:
 
     async def _conflicts(
         self, tenant: str, user_id: str, new: list[gm.NewFact], stamps: dict[str, datetime]
-    ) -> dict[str, str]:
+    ) -> tuple[dict[str, str], list[gm.NewFact]]:
         """Implicit conflicts (extract/conflicts.py): new fact id → the older Fact it
-        replaces, among the user's stored active Facts and this batch's earlier ones."""
+        replaces, among the user's stored active Facts and this batch's earlier ones; and
+        the new Facts, a Chinese change that keeps the rest ("…，日期不变") carried into the
+        content of the Fact it replaces (extract/zh_grammar.carry_over)."""
         claims = [
             Claim(
                 n.fact_id,
@@ -345,7 +369,7 @@ class Pipeline:
             for n in new
         ]
         if not any((c.correction or c.slot) and c.embedding is not None for c in claims):
-            return {}
+            return {}, new
         stored = await gm.conflict_candidates(
             self.db, tenant, user_id, self.settings.conflict_candidates
         )
@@ -370,9 +394,10 @@ class Pipeline:
             vecs = self.models.embedder.embed_passages([text, *others])
             return [cosine(vecs[0], v) for v in vecs[1:]]
 
-        return await asyncio.to_thread(
+        replaces = await asyncio.to_thread(
             conflicts, claims, known, self.settings.conflict_similarity, value_similarity
         )
+        return replaces, carried(new, replaces, {k.fact_id: k.content for k in known})
 
     def _embed(
         self, chat: list[MessageRecord], fresh: dict[str, FactDraft]
