@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
+from extract import clause_grammar as cg
 from extract import rx
 from extract.conflicts import CUE_EN, CUE_ZH
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
@@ -534,6 +535,7 @@ def _standalone_en(doc: Doc, p: _Piece) -> bool:
     return (
         _has_subject(toks)
         or _is_imperative(toks)
+        or cg.coordinated_predicate_en(toks) is not None
         or _slot(doc, p.start, p.end, "en")[0] is not None
     )
 
@@ -589,6 +591,15 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
         filler = prev is not None and not _strip(doc, prev.start, prev.end, lang)[2]
         if prev is not None and _greeting(doc_text(doc)[prev.start : prev.end], lang):
             prev = None  # keep "好的" / "Thanks" apart from what follows
+        if (
+            prev is not None
+            and lang == "zh"
+            and not (prev.open or filler)
+            and cg.parallel_statements_zh(
+                _strip(doc, prev.start, prev.end, lang)[2], _strip(doc, p.start, p.end, lang)[2]
+            )
+        ):
+            prev = None  # "A 是 X，B 在 Y": each piece states something about its own subject
         if prev is not None and (prev.open or filler or not standalone(doc, p)):
             prev.end, prev.open = p.end, p.open and prev.open
         else:
@@ -786,13 +797,15 @@ def _kind_en(text: str, toks: list[Token]) -> tuple[Kind, Polarity]:
     verbs = [t for t in toks if t.pos_ == "VERB"]
     if _IDENTITY_EN.search(text):
         return "identity", "neutral"
+    if cg.negative_constraint_en(toks):
+        return "constraint", "avoids"
     if (
         _AVOID_EN.search(text)
         or any(t.lemma_ in _AVOID_LEMMAS and not _negated(t) for t in verbs)
         or any(t.lemma_ in _LIKE_LEMMAS and _negated(t) for t in verbs)
     ):
         return "preference", "avoids"
-    if _STRONG_CON_EN.search(text) or _is_imperative(toks):
+    if _STRONG_CON_EN.search(text) or _is_imperative(toks) or _coord_imperative(toks):
         neg = bool(_NEG_WORDS_EN.search(text))
         return "constraint", "avoids" if neg else "neutral"
     if _PLAN_EN.search(text):
@@ -989,6 +1002,36 @@ def _template_en(slot: str, value: str, money_text: str | None, subject: str) ->
     return f"{subject}'s {name.replace('_', ' ')} is {value}"
 
 
+def _coord_imperative(toks: list[Token]) -> bool:
+    """A predicate coordinated with an instruction: "…, and always add X at the end"."""
+    coord = cg.coordinated_predicate_en(toks)
+    return coord is not None and cg.shared_subject_en(coord) is None
+
+
+def _coordinated_en(doc: Doc, verb: Token, end: int, subject: str) -> str:
+    """A coordinated predicate worded with the subject (and fronted frame) it shares."""
+    lead = [t for t in verb.lefts if t.dep_ == "advmod"]
+    start = lead[0].idx if lead else verb.idx
+    shared = cg.shared_subject_en(verb)
+    tail = verb.idx + len(verb.text)
+    rest = _rewrite_en(doc, tail, end, subject) if end > tail else ""
+    adverbs = doc_text(doc)[start : verb.idx].strip()
+    if shared is None:
+        body = " ".join(w for w in (adverbs, verb.text.lower(), rest) if w)
+        out = f"{subject} asks to {body}"
+    else:
+        plural = shared.lower_ == "we"
+        agree = verb.tag_ in ("VBP", "VB") or (verb.pos_ != "VERB" and verb.lower_ == verb.lemma_)
+        word = _third_person(verb.text) if agree and not plural else verb.text
+        who = f"{subject} and others" if plural else subject
+        out = " ".join(w for w in (who, adverbs, word, rest) if w)
+    frame = cg.frame_en(verb)
+    if frame is not None:
+        span = (frame.left_edge.idx, frame.right_edge.idx + len(frame.right_edge.text))
+        out = f"{_rewrite_en(doc, span[0], span[1], subject)}, {out[:1].lower()}{out[1:]}"
+    return out
+
+
 def _wording_en(
     doc: Doc, start: int, end: int, subject: str, slot: str | None, value: str | None
 ) -> str:
@@ -999,6 +1042,8 @@ def _wording_en(
     if _lets(lets):
         rest = doc_text(doc)[lets[1].idx + len(lets[1].text) : end].strip()
         out = f"{subject} wants to {rest}"
+    elif (coord := cg.coordinated_predicate_en(toks)) is not None:
+        out = _coordinated_en(doc, coord, end, subject)
     elif implied is not None:
         rest = _rewrite_en(doc, start, end, subject)
         out = " ".join(w for w in (subject, implied, rest[:1].lower() + rest[1:]) if w)
@@ -1006,6 +1051,8 @@ def _wording_en(
         out = _rewrite_en(doc, start, end, subject)
     elif _is_imperative(toks):
         out = _imperative_en(doc, start, end, subject)
+    elif cg.negative_constraint_en(toks):
+        out = f"{subject} wants {cg.constraint_phrase_en(toks)}"  # "no glass tables"
     elif _has_subject(_content_tokens(toks)):
         out = text  # a statement about something else the user set ("The design team ...")
     elif slot and value:
@@ -1278,6 +1325,8 @@ def _not_about_user(
         or _implied_subject(toks) is not None
         or _lets(toks)
         or _has_content_en(toks)  # the user's own turn: a statement of their matter
+        or cg.negative_constraint_en(toks)  # "no X", "nothing with X": what the user avoids
+        or cg.coordinated_predicate_en(toks) is not None
     )
     first_subject = any(_first_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in toks)
     second = any(t.lower_ in ("you", "your", "yours", "u") for t in toks)
@@ -1331,6 +1380,7 @@ def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str 
                 any(c.lower_ == "ever" for c in cond.children)
                 or cond.lower_ == "were"
                 or any(c.lower_ in _MODALS_EN for c in main.children if c.dep_ == "aux")
+                or cg.possibility_en(main)
             ):
                 return "hypothetical (conditional), not a fact about the user"
     ids = {t.i for t in toks}
@@ -1367,7 +1417,7 @@ def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str 
 
 
 def _not_the_users_zh(text: str, slot: bool) -> str | None:
-    if _HYPO_ZH.search(text):
+    if _HYPO_ZH.search(text) or cg.hypothetical_zh(text):
         return "hypothetical (conditional), not a fact about the user"
     words = [(w, f) for w, f in cut_zh(text) if w.strip()]
     if words and words[0][0] in _THIRD_PRON_ZH:
