@@ -197,7 +197,7 @@ def _noun_head(flag: str) -> bool:
 
 def topic_comment_zh(text: str) -> bool:
     """A clause opening with its own noun-phrase subject (possessor and 的 allowed) and a
-    verbal predicate: "X 在 Y 上午", "我们 X 的 Y 是两周一个"."""
+    verbal predicate: "X 在 Y 上午", "我们 X 的 Y 是 Z"."""
     words = [(w, f) for w, f in cut_zh(text.strip()) if w.strip()]
     i, heads = 0, 0
     while i < len(words):
