@@ -9,7 +9,8 @@ through jieba's part-of-speech tags. Only grammar words live here, never domain 
   and so does a conjunct that points back to the first ("got an X and use it daily").
 - **Parallel topic-comment clauses** (zh/mixed, "A 是 X，B 在 Y，C 都在 Z"): comma pieces that
   each open with their own noun-phrase subject and a verbal predicate are separate
-  statements; a piece after an action clause ("我买了 X，Y 是 Z") describes what that clause
+  statements, and when the first names an owner ("我们 X 的 A 是 …") the later bare subjects
+  are that owner's (see ``possessor_zh``); a piece after an action clause ("我买了 X，Y 是 Z") describes what that clause
   introduced and stays bound to it.
 - **Negative constraints** ("no X", "nothing with X", "absolutely no X", "no X allowed",
   "X-free only"): a clause led by a negative quantifier with no finite main verb of its own
@@ -195,30 +196,52 @@ def _noun_head(flag: str) -> bool:
     return flag == "eng" or (flag[:1] in ("n", "j") and flag not in ("nr",))
 
 
-def topic_comment_zh(text: str) -> bool:
-    """A clause opening with its own noun-phrase subject (possessor and 的 allowed) and a
-    verbal predicate: "X 在 Y 上午", "我们 X 的 Y 是 Z"."""
-    words = [(w, f) for w, f in cut_zh(text.strip()) if w.strip()]
+def _subject_zh(text: str) -> list[tuple[int, str, str]] | None:
+    """The opening noun-phrase subject of a clause with a verbal predicate, as (offset, word,
+    tag) triples (possessor and 的 allowed): "X 在 Y 上午", "我们 X 的 Y 是 Z"; None when the
+    clause does not open that way."""
+    words: list[tuple[int, str, str]] = []
+    pos = 0
+    for w, f in cut_zh(text):
+        if w.strip():
+            words.append((pos, w, f))
+        pos += len(w)
     i, heads = 0, 0
     while i < len(words):
-        w, f = words[i]
+        _at, w, f = words[i]
+        owner = i > 0 and words[0][2] == "r"
         if _noun_head(f):
             heads += 1
-        elif f == "uj" and heads and i + 1 < len(words):  # "的" inside the noun phrase
+        elif f == "uj" and (heads or owner) and i + 1 < len(words):  # "的" in the phrase
             pass
-        elif f == "r" and i == 0 and w not in ("我", "你", "您", "他", "她", "它"):
-            pass  # a possessor ("我们 X 的 …") opens the phrase
+        elif f == "r" and i == 0 and (w not in _PERSONAL or _next_is_de(words, i)):
+            pass  # a possessor ("我们 X 的 …", "我的 X") opens the phrase
+        elif f[:1] in ("q", "m") and i == 1 and owner and _next_is_de(words, i):
+            pass  # "我们组的 …", "我们家的 …": the owner's group
         else:
             break
         i += 1
-    if not heads or i >= len(words) or words[i - 1][1] == "uj":
-        return False
-    while i < len(words) and words[i][1][:1] == "d":
-        i += 1
-    if i >= len(words):
-        return False
-    w, f = words[i]
-    return w in _PREDICATE_WORDS or (f[:1] == "v" and f != "vn")
+    if not heads or i >= len(words) or words[i - 1][2] == "uj":
+        return None
+    j = i
+    while j < len(words) and (words[j][2][:1] in ("d", "t") or words[j][1].startswith("每")):
+        j += 1
+    if j >= len(words):
+        return None
+    _at, w, f = words[j]
+    return words[:i] if w in _PREDICATE_WORDS or (f[:1] == "v" and f != "vn") else None
+
+
+_PERSONAL = ("我", "你", "您", "他", "她", "它")
+
+
+def _next_is_de(words: list[tuple[int, str, str]], i: int) -> bool:
+    return i + 1 < len(words) and words[i + 1][1] == "的"
+
+
+def topic_comment_zh(text: str) -> bool:
+    """A clause opening with its own noun-phrase subject and a verbal predicate."""
+    return _subject_zh(text.strip()) is not None
 
 
 def parallel_statements_zh(prev: str, text: str) -> bool:
@@ -226,14 +249,35 @@ def parallel_statements_zh(prev: str, text: str) -> bool:
     return topic_comment_zh(prev) and topic_comment_zh(text)
 
 
+def possessor_zh(text: str) -> str | None:
+    """The owner named in a possessed subject ("我们 X 的 Y 是 Z" -> "我们 X"): the topic that
+    sibling statements after it ("W 在 V") are about."""
+    text = text.strip()
+    subj = _subject_zh(text)
+    if not subj:
+        return None
+    marks = [k for k, (_at, w, f) in enumerate(subj) if f == "uj" and w == "的"]
+    if not marks or marks[-1] == 0:
+        return None
+    return text[: subj[marks[-1]][0]].rstrip() or None
+
+
+def bare_subject_zh(text: str) -> bool:
+    """A topic-comment clause whose subject names no owner of its own ("W 在 V")."""
+    subj = _subject_zh(text.strip())
+    return bool(subj) and all(f not in ("uj", "r") for _at, _w, f in subj or ())
+
+
 __all__ = [
     "POSSIBILITY_EN",
+    "bare_subject_zh",
     "constraint_phrase_en",
     "coordinated_predicate_en",
     "frame_en",
     "hypothetical_zh",
     "negative_constraint_en",
     "parallel_statements_zh",
+    "possessor_zh",
     "possibility_en",
     "shared_subject_en",
     "topic_comment_zh",

@@ -1129,9 +1129,17 @@ def _reject(msg: MessageRecord, reason: str, text: str = "") -> Rejection:
 
 
 def _analyse(
-    msg: MessageRecord, doc: Doc, lang: Lang, clause: _Piece, correction_in_sentence: bool
+    msg: MessageRecord,
+    doc: Doc,
+    lang: Lang,
+    clause: _Piece,
+    correction_in_sentence: bool,
+    owner: str | None = None,
 ) -> FactDraft | Rejection | bool:
-    """A FactDraft, a Rejection, or True when the clause is only a correction marker."""
+    """A FactDraft, a Rejection, or True when the clause is only a correction marker.
+
+    ``owner``: the user's own thing the sentence opened with ("我们 X 的 A 是 …"), which a
+    sibling statement with a bare subject ("W 在 V") is about."""
     zh = lang == "zh"
     raw = doc_text(doc)[clause.start : clause.end]
     greeting = _greeting(raw, lang)
@@ -1165,7 +1173,7 @@ def _analyse(
         kind = SLOT_KIND.get(slot.split(":", 1)[0], kind)
         polarity = "likes" if kind == "preference" else "neutral"
     anchors = _anchors(text, msg.metadata)
-    if slot is None and not anchors:
+    if slot is None and not anchors and not owner:
         reason = _not_about_user(text, toks, kind, lang, bool(msg.metadata.get("speaker")))
         if reason:
             return _reject(msg, reason, raw.strip())
@@ -1192,6 +1200,8 @@ def _analyse(
         content = _CHANGE_ADV_ZH.sub(
             "", content
         )  # "欧洲团队以后默认 Paris" -> "欧洲团队默认 Paris"
+    if owner:
+        content = _owned(content, owner)
     if named and content.split(" ", 1)[0].lower() in ("they", "it"):
         content = named[0] + " " + content.split(" ", 1)[1]  # "They status-matched me" keeps who
     content = resolve_relative_days(content, msg.timestamp, zh)
@@ -1462,13 +1472,31 @@ def _carry(draft: FactDraft, attr: str, text: str) -> FactDraft:
     )
 
 
+def _owned(content: str, owner: str) -> str:
+    """A sibling statement given the owner its sentence opened with: "W 在 V" after "我们 X 的
+    A 是 Z" -> "我们 X 的 W 在 V" (worded like the fact itself)."""
+    who = _I_ZH.sub(USER_ZH, _WE_ZH.sub(f"{USER_ZH}等人", owner))
+    left = " " if who[-1:].isascii() and who[-1:].isalnum() else ""
+    right = " " if content[:1].isascii() and content[:1].isalnum() else ""
+    return f"{who}{left}的{right}{content}"
+
+
 def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
     by_key: dict[str, FactDraft] = {}
     rejections: list[Rejection] = []
     corrected_sents: set[int] = set()
     carried: str | None = None
+    owner: tuple[int, str | None] = (-1, None)  # (sentence, the user's thing it opened with)
     for clause in _clauses(doc, lang):
-        result = _analyse(msg, doc, lang, clause, clause.sent in corrected_sents)
+        owned = None
+        if lang == "zh":
+            bare = _strip(doc, clause.start, clause.end, lang)[2]
+            if owner[0] != clause.sent:
+                found = cg.possessor_zh(bare)
+                owner = (clause.sent, found if found and _FIRST_PERSON_ZH.match(found) else None)
+            elif owner[1] and cg.bare_subject_zh(bare):
+                owned = owner[1]
+        result = _analyse(msg, doc, lang, clause, clause.sent in corrected_sents, owned)
         if lang == "zh":
             text = _TRAIL.sub("", doc_text(doc)[clause.start : clause.end].strip())
             if isinstance(result, FactDraft) and carried and _OPENS_WITH_CHANGE_ZH.match(text):
