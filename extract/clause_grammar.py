@@ -10,8 +10,8 @@ through jieba's part-of-speech tags. Only grammar words live here, never domain 
 - **Parallel topic-comment clauses** (zh/mixed, "A 是 X，B 在 Y，C 都在 Z"): comma pieces that
   each open with their own noun-phrase subject and a verbal predicate are separate
   statements, and when the first names an owner ("我们 X 的 A 是 …") the later bare subjects
-  are that owner's (see ``possessor_zh``); a piece after an action clause ("我买了 X，Y 是 Z") describes what that clause
-  introduced and stays bound to it.
+  are that owner's (see ``possessor_zh``); a piece after an action clause ("我买了 X，Y 是
+  Z") describes what that clause introduced and stays bound to it.
 - **Negative constraints** ("no X", "nothing with X", "absolutely no X", "no X allowed",
   "X-free only"): a clause led by a negative quantifier with no finite main verb of its own
   is what the user wants to be without, stated without "I".
