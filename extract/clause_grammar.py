@@ -141,7 +141,37 @@ def negative_constraint_en(toks: list[Token]) -> bool:
         return False
     if any(t.lower_ in ("i", "we", "you") and t.tag_ == "PRP" for t in body):
         return False  # a statement with a person subject is worded as such
-    return body[0].lower_ in _NEG_QUANT or _free_compound(body)
+    if _free_compound(body):
+        return True
+    first = body[0]
+    if first.lower_ not in _NEG_QUANT:
+        return False
+    # "no X": the quantified noun; "nothing/none …": the quantifier is the head itself
+    head = first.head if first.lower_ in ("no", "zero") else first
+    if head.pos_ not in ("NOUN", "PROPN", "PRON") or (head.i == first.i and head.pos_ != "PRON"):
+        return False  # "no more …" quantifies no thing
+    asked = any(t.lower_ == "please" for t in body)
+    return asked or _restricted(head)
+
+
+# modifiers that narrow a noun to a kind of thing ("glass tables", "flights after 9",
+# "nothing with X", "sitters who smoke"); a bare singular ("no problem", "no idea") is an
+# idiom, not a constraint
+_RESTRICTORS = {"compound", "amod", "prep", "relcl", "acl", "nmod", "nummod", "poss"}
+
+
+def _restricted(head: Token) -> bool:
+    if head.tag_ in ("NNS", "NNPS"):
+        return True
+    for c in head.children:
+        if c.dep_ not in _RESTRICTORS:
+            continue
+        if c.dep_ == "prep" and all(
+            g.pos_ == "PRON" for g in c.children if g.dep_ == "pobj"
+        ):  # "none of them": points back, names nothing
+            continue
+        return True
+    return False
 
 
 def constraint_phrase_en(toks: list[Token]) -> str:
