@@ -281,7 +281,7 @@ def parallel_statements_zh(prev: str, text: str) -> bool:
 
 def possessor_zh(text: str) -> str | None:
     """The owner named in a possessed subject ("我们 X 的 Y 是 Z" -> "我们 X"): the topic that
-    sibling statements after it ("W 在 V") are about."""
+    statements after it ("W 在 V") are about."""
     text = text.strip()
     subj = _subject_zh(text)
     if not subj:

@@ -1139,7 +1139,7 @@ def _analyse(
     """A FactDraft, a Rejection, or True when the clause is only a correction marker.
 
     ``owner``: the user's own thing the sentence opened with ("我们 X 的 A 是 …"), which a
-    sibling statement with a bare subject ("W 在 V") is about."""
+    further statement with a bare subject ("W 在 V") is about."""
     zh = lang == "zh"
     raw = doc_text(doc)[clause.start : clause.end]
     greeting = _greeting(raw, lang)
@@ -1473,7 +1473,7 @@ def _carry(draft: FactDraft, attr: str, text: str) -> FactDraft:
 
 
 def _owned(content: str, owner: str) -> str:
-    """A sibling statement given the owner its sentence opened with: "W 在 V" after "我们 X 的
+    """A further statement given the owner its sentence opened with: "W 在 V" after "我们 X 的
     A 是 Z" -> "我们 X 的 W 在 V" (worded like the fact itself)."""
     who = _I_ZH.sub(USER_ZH, _WE_ZH.sub(f"{USER_ZH}等人", owner))
     left = " " if who[-1:].isascii() and who[-1:].isalnum() else ""

@@ -82,7 +82,8 @@ def test_someone_elses_coordinated_predicate_is_not_split_off_as_the_users(run) 
 
 def test_coordinated_predicate_detector(en_nlp: Language) -> None:
     doc = en_nlp("Water the ferns daily, and move the cactus to the window.")
-    second = [t for t in doc if t.i >= [t.i for t in doc if t.text == ","][0] + 1]
+    comma = next(t.i for t in doc if t.text == ",")
+    second = [t for t in doc if t.i > comma]
     verb = cg.coordinated_predicate_en(second)
     assert verb is not None and verb.lemma_ == "move"
     assert cg.shared_subject_en(verb) is None  # an instruction: no subject
