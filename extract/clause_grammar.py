@@ -60,11 +60,21 @@ def coordinated_predicate_en(toks: list[Token]) -> Token | None:
     # where the tagger calls it a noun, and so is a verb conjoined to a mis-tagged head
     if not (verb.pos_ == "VERB" or verb.head.pos_ in ("VERB", "AUX")):
         return None
-    if any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children):
+    if any(c.dep_ in _SUBJECTS for c in verb.children):
         return None  # a clause with its own subject is handled as such
+    top = _first_conjunct(verb)
+    if top.dep_ != "ROOT" or top.pos_ == "AUX":
+        return None  # conjoined inside a phrase ("a way to X and Y", "X-ing and Y-ing is …")
+    left = _left_of(body[0], toks)
+    if left is not None and any(
+        a.dep_ in _PREDICATIVE and a.head.i == top.i for a in (left, *left.ancestors)
+    ):
+        return None  # "felt A and B": the conjunct continues a predicative complement
     shared = shared_subject_en(verb)
     if shared is not None and shared.lower_ not in _SPEAKER:
         return None  # someone else's predicates stay with their subject
+    if shared is None and not _opens_sentence(top):
+        return None  # no subject and not an instruction either
     comps = [c for c in verb.children if c.dep_ in _COMPLEMENTS]
     if not comps:
         return None
@@ -75,12 +85,45 @@ def coordinated_predicate_en(toks: list[Token]) -> Token | None:
     return verb
 
 
-def shared_subject_en(verb: Token) -> Token | None:
-    """The subject the coordinated predicate shares with the one it is conjoined to."""
+_SUBJECTS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
+_PREDICATIVE = {"acomp", "attr", "oprd"}
+
+
+def _left_of(first: Token, toks: list[Token]) -> Token | None:
+    """The last word before the clause (skipping punctuation and the conjunction): where the
+    first conjunct ends."""
+    i = (toks[0].i if toks else first.i) - 1
+    while i >= first.sent.start and (first.doc[i].is_punct or first.doc[i].dep_ == "cc"):
+        i -= 1
+    return first.doc[i] if i >= first.sent.start else None
+
+
+def _first_conjunct(verb: Token) -> Token:
     head = verb
     while head.dep_ == "conj" and head.head.i != head.i:
         head = head.head
-    return next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return head
+
+
+def _opens_sentence(head: Token) -> bool:
+    """An instruction's verb stands first in its sentence (after adverbs, "please", or a
+    fronted frame closed by a colon or comma)."""
+    for t in head.sent:
+        if t.i == head.i:
+            return True
+        if t.is_punct or t.pos_ in ("ADV", "INTJ") or t.lower_ == "please":
+            continue
+        if t.dep_ == "prep" and t.head.i == head.i:
+            continue
+        if any(a.dep_ == "prep" and a.head.i == head.i for a in t.ancestors):
+            continue  # inside the frame
+        return False
+    return False
+
+
+def shared_subject_en(verb: Token) -> Token | None:
+    """The subject the coordinated predicate shares with the one it is conjoined to."""
+    return next((c for c in _first_conjunct(verb).children if c.dep_ in _SUBJECTS), None)
 
 
 def frame_en(verb: Token) -> Token | None:
@@ -142,7 +185,8 @@ def negative_constraint_en(toks: list[Token]) -> bool:
     if any(t.lower_ in ("i", "we", "you") and t.tag_ == "PRP" for t in body):
         return False  # a statement with a person subject is worded as such
     if _free_compound(body):
-        return True
+        # "X-free" narrows the head noun of a clause without any verb of its own
+        return not any(t.pos_ in ("VERB", "AUX") for t in body)
     first = body[0]
     if first.lower_ not in _NEG_QUANT:
         return False
@@ -298,6 +342,29 @@ def bare_subject_zh(text: str) -> bool:
     return bool(subj) and all(f not in ("uj", "r") for _at, _w, f in subj or ())
 
 
+def shared_aux_en(verb: Token) -> Token | None:
+    """The auxiliary a conjunct shares with the first: "I'm A-ing and B-ing", "I've A-ed and
+    B-ed", "we can A and B"."""
+    top = _first_conjunct(verb)
+    auxes = [c for c in top.children if c.dep_ in ("aux", "auxpass") and c.i < top.i]
+    if verb.tag_ == "VB":  # "we can A and B": the modal scopes over both
+        return next((c for c in auxes if c.tag_ == "MD"), None)
+    if verb.tag_ not in ("VBG", "VBN"):
+        return None
+    return next((c for c in auxes if c.tag_ != "MD"), None)
+
+
+_MODAL_FORMS = {"'ll": "will", "wo": "will", "'d": "would", "ca": "can", "sha": "shall"}
+
+
+def modal_text(aux: Token) -> str:
+    """A shared modal as a word of its own, with the negation it carries ("can't" -> "can
+    not")."""
+    word = _MODAL_FORMS.get(aux.lower_, aux.lower_)
+    neg = any(c.dep_ == "neg" for c in aux.head.children)
+    return f"{word} not" if neg else word
+
+
 __all__ = [
     "POSSIBILITY_EN",
     "bare_subject_zh",
@@ -305,10 +372,12 @@ __all__ = [
     "coordinated_predicate_en",
     "frame_en",
     "hypothetical_zh",
+    "modal_text",
     "negative_constraint_en",
     "parallel_statements_zh",
     "possessor_zh",
     "possibility_en",
+    "shared_aux_en",
     "shared_subject_en",
     "topic_comment_zh",
 ]

@@ -1011,7 +1011,7 @@ def _coord_imperative(toks: list[Token]) -> bool:
 def _coordinated_en(doc: Doc, verb: Token, end: int, subject: str) -> str:
     """A coordinated predicate worded with the subject (and fronted frame) it shares."""
     lead = [t for t in verb.lefts if t.dep_ == "advmod"]
-    start = lead[0].idx if lead else verb.idx
+    start = lead[0].left_edge.idx if lead else verb.idx
     shared = cg.shared_subject_en(verb)
     tail = verb.idx + len(verb.text)
     rest = _rewrite_en(doc, tail, end, subject) if end > tail else ""
@@ -1024,6 +1024,13 @@ def _coordinated_en(doc: Doc, verb: Token, end: int, subject: str) -> str:
         agree = verb.tag_ in ("VBP", "VB") or (verb.pos_ != "VERB" and verb.lower_ == verb.lemma_)
         word = _third_person(verb.text) if agree and not plural else verb.text
         who = f"{subject} and others" if plural else subject
+        aux = cg.shared_aux_en(verb)  # "I'm A-ing and B-ing" -> "… is B-ing"
+        if aux is not None and aux.tag_ == "MD":
+            who, word = f"{who} {cg.modal_text(aux)}", verb.text  # "… should at least write"
+        elif aux is not None:
+            low = aux.lower_.lstrip("'")
+            be = low in ("m", "am", "re", "are", "is", "s", "was", "were")
+            word = f"{('are' if plural else 'is') if be else ('have' if plural else 'has')} {word}"
         out = " ".join(w for w in (who, adverbs, word, rest) if w)
     frame = cg.frame_en(verb)
     if frame is not None:
@@ -1342,7 +1349,9 @@ def _not_about_user(
     second = any(t.lower_ in ("you", "your", "yours", "u") for t in toks)
     if second and not first_subject and kind in ("fact", "preference", "timeline"):
         return "about the other party, not the user"
-    if multi_party and _is_imperative(toks):
+    if multi_party and (
+        _is_imperative(toks) or _coord_imperative(toks) or cg.negative_constraint_en(toks)
+    ):
         return "addressed to the other party, not about the speaker"
     if (
         not first

@@ -74,6 +74,23 @@ def test_bound_coordination_stays_one_fact(run, text: str, needles: tuple[str, .
     assert _has(ex, *needles)
 
 
+def test_progressive_conjunct_keeps_the_shared_auxiliary(run) -> None:  # type: ignore[no-untyped-def]
+    ex = run("I'm painting the hallway and fixing the kitchen sink.")
+    assert "The user is fixing the kitchen sink" in contents(ex), contents(ex)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I felt relieved and energised doing it.",  # coordinated predicative complements
+        "Knitting is a calm way to unwind and stay focused.",  # inside a phrase
+        "Cooking and baking together is our thing.",  # coordinated gerund subjects
+    ],
+)
+def test_coordination_inside_a_phrase_is_not_split(run, text: str) -> None:  # type: ignore[no-untyped-def]
+    assert len(run(text).facts) <= 1, contents(run(text))
+
+
 def test_someone_elses_coordinated_predicate_is_not_split_off_as_the_users(run) -> None:  # type: ignore[no-untyped-def]
     ex = run("My brother lives in Oslo and works at a bank.")
     assert not any(c.startswith("The user works") for c in contents(ex)), contents(ex)
@@ -153,6 +170,15 @@ def test_negative_constraint_after_a_reason_clause(run) -> None:  # type: ignore
     assert neg.content == "The user wants no rentals with white carpets"
     assert (neg.kind, neg.polarity) == ("constraint", "avoids")
     assert _has(ex, "two dogs")
+
+
+def test_negative_constraint_between_two_speakers_is_addressed_to_the_other(
+    en_nlp: Language, zh_nlp: Language
+) -> None:
+    msg = MessageRecord(
+        "m1", "u", "s", "user", "No spoilers, Priya.", TS, metadata={"speaker": "u", "self": True}
+    )
+    assert extract_chat(msg, en_nlp, zh_nlp).facts == ()
 
 
 @pytest.mark.parametrize(
