@@ -1005,7 +1005,7 @@ def _template_en(slot: str, value: str, money_text: str | None, subject: str) ->
 def _coord_imperative(toks: list[Token]) -> bool:
     """A predicate coordinated with an instruction: "…, and always add X at the end"."""
     coord = cg.coordinated_predicate_en(toks)
-    return coord is not None and cg.shared_subject_en(coord) is None
+    return coord is not None and cg.shared_subject_en(coord) is None and not _lets(toks)
 
 
 def _coordinated_en(doc: Doc, verb: Token, end: int, subject: str) -> str:

@@ -230,3 +230,19 @@ def test_hypothetical_zh_needs_a_condition_and_a_possibility() -> None:
     assert cg.hypothetical_zh("如果下个月加薪了，我也许会换车")
     assert not cg.hypothetical_zh("如果下个月加薪了，就提醒我存钱")  # a rule: no possibility
     assert not cg.hypothetical_zh("我可能会换车")  # no condition: an uncertain plan
+
+
+def test_lets_after_an_instruction_stays_the_speakers_plan(
+    en_nlp: Language, zh_nlp: Language
+) -> None:
+    msg = MessageRecord(
+        "m1",
+        "u",
+        "s",
+        "user",
+        "Drive safely and let's grab lunch on the way back!",
+        TS,
+        metadata={"speaker": "u", "self": True},
+    )
+    ex = extract_chat(msg, en_nlp, zh_nlp)
+    assert any("lunch" in f.content for f in ex.facts), [r.reason for r in ex.rejections]
