@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
+from extract import clause_grammar as cg
 from extract import rx, zh_grammar
 from extract.conflicts import CUE_EN, CUE_ZH
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
@@ -534,6 +535,7 @@ def _standalone_en(doc: Doc, p: _Piece) -> bool:
     return (
         _has_subject(toks)
         or _is_imperative(toks)
+        or cg.coordinated_predicate_en(toks) is not None
         or _slot(doc, p.start, p.end, "en")[0] is not None
     )
 
@@ -591,6 +593,15 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
         filler = prev is not None and not _strip(doc, prev.start, prev.end, lang)[2]
         if prev is not None and _greeting(doc_text(doc)[prev.start : prev.end], lang):
             prev = None  # keep "好的" / "Thanks" apart from what follows
+        if (
+            prev is not None
+            and lang == "zh"
+            and not (prev.open or filler)
+            and cg.parallel_statements_zh(
+                _strip(doc, prev.start, prev.end, lang)[2], _strip(doc, p.start, p.end, lang)[2]
+            )
+        ):
+            prev = None  # "A 是 X，B 在 Y": each piece states something about its own subject
         bound = lang == "zh" and prev is not None and _bound_zh(doc, prev, p)
         if prev is not None and (prev.open or filler or bound or not standalone(doc, p)):
             prev.end, prev.open = p.end, p.open and prev.open
@@ -801,13 +812,15 @@ def _kind_en(text: str, toks: list[Token]) -> tuple[Kind, Polarity]:
     verbs = [t for t in toks if t.pos_ == "VERB"]
     if _IDENTITY_EN.search(text):
         return "identity", "neutral"
+    if cg.negative_constraint_en(toks):
+        return "constraint", "avoids"
     if (
         _AVOID_EN.search(text)
         or any(t.lemma_ in _AVOID_LEMMAS and not _negated(t) for t in verbs)
         or any(t.lemma_ in _LIKE_LEMMAS and _negated(t) for t in verbs)
     ):
         return "preference", "avoids"
-    if _STRONG_CON_EN.search(text) or _is_imperative(toks):
+    if _STRONG_CON_EN.search(text) or _is_imperative(toks) or _coord_imperative(toks):
         neg = bool(_NEG_WORDS_EN.search(text))
         return "constraint", "avoids" if neg else "neutral"
     if _PLAN_EN.search(text):
@@ -1004,6 +1017,43 @@ def _template_en(slot: str, value: str, money_text: str | None, subject: str) ->
     return f"{subject}'s {name.replace('_', ' ')} is {value}"
 
 
+def _coord_imperative(toks: list[Token]) -> bool:
+    """A predicate coordinated with an instruction: "…, and always add X at the end"."""
+    coord = cg.coordinated_predicate_en(toks)
+    return coord is not None and cg.shared_subject_en(coord) is None and not _lets(toks)
+
+
+def _coordinated_en(doc: Doc, verb: Token, end: int, subject: str) -> str:
+    """A coordinated predicate worded with the subject (and fronted frame) it shares."""
+    lead = [t for t in verb.lefts if t.dep_ == "advmod"]
+    start = lead[0].left_edge.idx if lead else verb.idx
+    shared = cg.shared_subject_en(verb)
+    tail = verb.idx + len(verb.text)
+    rest = _rewrite_en(doc, tail, end, subject) if end > tail else ""
+    adverbs = doc_text(doc)[start : verb.idx].strip()
+    if shared is None:
+        body = " ".join(w for w in (adverbs, verb.text.lower(), rest) if w)
+        out = f"{subject} asks to {body}"
+    else:
+        plural = shared.lower_ == "we"
+        agree = verb.tag_ in ("VBP", "VB") or (verb.pos_ != "VERB" and verb.lower_ == verb.lemma_)
+        word = _third_person(verb.text) if agree and not plural else verb.text
+        who = f"{subject} and others" if plural else subject
+        aux = cg.shared_aux_en(verb)  # "I'm A-ing and B-ing" -> "… is B-ing"
+        if aux is not None and aux.tag_ == "MD":
+            who, word = f"{who} {cg.modal_text(aux)}", verb.text  # "… should at least write"
+        elif aux is not None:
+            low = aux.lower_.lstrip("'")
+            be = low in ("m", "am", "re", "are", "is", "s", "was", "were")
+            word = f"{('are' if plural else 'is') if be else ('have' if plural else 'has')} {word}"
+        out = " ".join(w for w in (who, adverbs, word, rest) if w)
+    frame = cg.frame_en(verb)
+    if frame is not None:
+        span = (frame.left_edge.idx, frame.right_edge.idx + len(frame.right_edge.text))
+        out = f"{_rewrite_en(doc, span[0], span[1], subject)}, {out[:1].lower()}{out[1:]}"
+    return out
+
+
 def _wording_en(
     doc: Doc, start: int, end: int, subject: str, slot: str | None, value: str | None
 ) -> str:
@@ -1014,6 +1064,8 @@ def _wording_en(
     if _lets(lets):
         rest = doc_text(doc)[lets[1].idx + len(lets[1].text) : end].strip()
         out = f"{subject} wants to {rest}"
+    elif (coord := cg.coordinated_predicate_en(toks)) is not None:
+        out = _coordinated_en(doc, coord, end, subject)
     elif implied is not None:
         rest = _rewrite_en(doc, start, end, subject)
         out = " ".join(w for w in (subject, implied, rest[:1].lower() + rest[1:]) if w)
@@ -1021,6 +1073,8 @@ def _wording_en(
         out = _rewrite_en(doc, start, end, subject)
     elif _is_imperative(toks):
         out = _imperative_en(doc, start, end, subject)
+    elif cg.negative_constraint_en(toks):
+        out = f"{subject} wants {cg.constraint_phrase_en(toks)}"  # "no glass tables"
     elif _has_subject(_content_tokens(toks)):
         out = text  # a statement about something else the user set ("The design team ...")
     elif slot and value:
@@ -1099,9 +1153,17 @@ def _reject(msg: MessageRecord, reason: str, text: str = "") -> Rejection:
 
 
 def _analyse(
-    msg: MessageRecord, doc: Doc, lang: Lang, clause: _Piece, correction_in_sentence: bool
+    msg: MessageRecord,
+    doc: Doc,
+    lang: Lang,
+    clause: _Piece,
+    correction_in_sentence: bool,
+    owner: str | None = None,
 ) -> FactDraft | Rejection | bool:
-    """A FactDraft, a Rejection, or True when the clause is only a correction marker."""
+    """A FactDraft, a Rejection, or True when the clause is only a correction marker.
+
+    ``owner``: the user's own thing the sentence opened with ("我们 X 的 A 是 …"), which a
+    further statement with a bare subject ("W 在 V") is about."""
     zh = lang == "zh"
     raw = doc_text(doc)[clause.start : clause.end]
     greeting = _greeting(raw, lang)
@@ -1144,7 +1206,7 @@ def _analyse(
     anchors = _anchors(text, msg.metadata)
     # "我自己的话，X": the lead names the user as the topic of X
     topic = zh and zh_grammar.topic_led(doc_text(doc)[clause.start : start])
-    if slot is None and not anchors and not topic:
+    if slot is None and not anchors and not owner and not topic:
         reason = _not_about_user(text, toks, kind, lang, bool(msg.metadata.get("speaker")))
         if reason:
             return _reject(msg, reason, raw.strip())
@@ -1171,6 +1233,8 @@ def _analyse(
         content = _CHANGE_ADV_ZH.sub(
             "", content
         )  # "欧洲团队以后默认 Paris" -> "欧洲团队默认 Paris"
+    if owner:
+        content = _owned(content, owner)
     if named and content.split(" ", 1)[0].lower() in ("they", "it"):
         content = named[0] + " " + content.split(" ", 1)[1]  # "They status-matched me" keeps who
     content = resolve_relative_days(content, msg.timestamp, zh)
@@ -1304,12 +1368,16 @@ def _not_about_user(
         or _implied_subject(toks) is not None
         or _lets(toks)
         or _has_content_en(toks)  # the user's own turn: a statement of their matter
+        or cg.negative_constraint_en(toks)  # "no X", "nothing with X": what the user avoids
+        or cg.coordinated_predicate_en(toks) is not None
     )
     first_subject = any(_first_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in toks)
     second = any(t.lower_ in ("you", "your", "yours", "u") for t in toks)
     if second and not first_subject and kind in ("fact", "preference", "timeline"):
         return "about the other party, not the user"
-    if multi_party and _is_imperative(toks):
+    if multi_party and (
+        _is_imperative(toks) or _coord_imperative(toks) or cg.negative_constraint_en(toks)
+    ):
         return "addressed to the other party, not about the speaker"
     if (
         not first
@@ -1357,6 +1425,7 @@ def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str 
                 any(c.lower_ == "ever" for c in cond.children)
                 or cond.lower_ == "were"
                 or any(c.lower_ in _MODALS_EN for c in main.children if c.dep_ == "aux")
+                or cg.possibility_en(main)
             ):
                 return "hypothetical (conditional), not a fact about the user"
     ids = {t.i for t in toks}
@@ -1393,7 +1462,7 @@ def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str 
 
 
 def _not_the_users_zh(text: str, slot: bool) -> str | None:
-    if _HYPO_ZH.search(text) or zh_grammar.speculative(text):
+    if _HYPO_ZH.search(text) or zh_grammar.speculative(text) or cg.hypothetical_zh(text):
         return "hypothetical (conditional), not a fact about the user"
     words = [(w, f) for w, f in cut_zh(text) if w.strip()]
     if words and words[0][0] in _THIRD_PRON_ZH:
@@ -1438,13 +1507,31 @@ def _carry(draft: FactDraft, attr: str, text: str) -> FactDraft:
     )
 
 
+def _owned(content: str, owner: str) -> str:
+    """A further statement given the owner its sentence opened with: "W 在 V" after "我们 X 的
+    A 是 Z" -> "我们 X 的 W 在 V" (worded like the fact itself)."""
+    who = _I_ZH.sub(USER_ZH, _WE_ZH.sub(f"{USER_ZH}等人", owner))
+    left = " " if who[-1:].isascii() and who[-1:].isalnum() else ""
+    right = " " if content[:1].isascii() and content[:1].isalnum() else ""
+    return f"{who}{left}的{right}{content}"
+
+
 def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
     by_key: dict[str, FactDraft] = {}
     rejections: list[Rejection] = []
     corrected_sents: set[int] = set()
     carried: str | None = None
+    owner: tuple[int, str | None] = (-1, None)  # (sentence, the user's thing it opened with)
     for clause in _clauses(doc, lang):
-        result = _analyse(msg, doc, lang, clause, clause.sent in corrected_sents)
+        owned = None
+        if lang == "zh":
+            bare = _strip(doc, clause.start, clause.end, lang)[2]
+            if owner[0] != clause.sent:
+                found = cg.possessor_zh(bare)
+                owner = (clause.sent, found if found and _FIRST_PERSON_ZH.match(found) else None)
+            elif owner[1] and cg.bare_subject_zh(bare):
+                owned = owner[1]
+        result = _analyse(msg, doc, lang, clause, clause.sent in corrected_sents, owned)
         if lang == "zh":
             text = _TRAIL.sub("", doc_text(doc)[clause.start : clause.end].strip())
             if isinstance(result, FactDraft) and carried and _OPENS_WITH_CHANGE_ZH.match(text):
