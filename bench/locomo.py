@@ -6,7 +6,8 @@ the session's date time). Each question is a recall with now = one minute after 
 
 GUMem is asked once per question (recall(limit=20)); each system's one ranking is cut
 at k = 5, 10, 20. Rank budget: GUMem's ranked items are expanded into their distinct
-source messages in rank order (a Summary through its Facts' sources) and the first k
+source messages in rank order (a Summary through the sources of its Facts that bear on
+the query, `MemoryItem.relevantFactIds`: those among the ranked evidence) and the first k
 messages are kept, so GUMem and the baselines are scored on the same budget of k turns.
 Evidence recall@k = share of a question's evidence dia_ids among those k messages; ids
 are parsed with D<n>:<n> (so "D8:6; D9:17" gives two), ids not in the conversation are
@@ -197,12 +198,12 @@ async def gumem_messages(
     recall(limit=k), its formattedContext and its number of items."""
     r = await memory.recall(tenant, user, question, now=now, limit=k)
     items = list(r.mid_term) + list(r.long_term)
-    fids = sorted({f for it in items if it.kind == "summary" for f in it.source_fact_ids})
+    fids = sorted({f for it in items if it.kind == "summary" for f in it.relevant_fact_ids})
     facts = await reads.facts(memory.db, tenant, fids) if fids else {}
     ranked: list[str] = []
     for it in items:
         if it.kind == "summary":
-            for f in it.source_fact_ids:
+            for f in it.relevant_fact_ids:
                 ranked += [s["message_id"] for s in (facts.get(f) or {}).get("sources", [])]
         else:
             ranked += it.source_message_ids

@@ -2,6 +2,7 @@
 // the Facts and Messages closest to the query (the user's own turns only, with whether a
 // Fact cites them and whether extraction rejected them), and the recent Messages: the
 // session's, or without a session those since $recent_since (the conversation in progress).
+// Each Fact comes with the ids of the Messages it cites (a turn's evidence is summed).
 // Similarity is exact cosine over the user's own nodes (found by the scope index), and
 // full-text hits come from the Chinese-aware indexes filtered to the user's scope token.
 // Times go out as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant): decoding
@@ -30,6 +31,7 @@ CALL () {
   CALL db.index.fulltext.queryNodes('fact_text', q, {limit: $fact_k}) YIELD node, score
   WHERE node.tenant = $tenant AND node.validity = 'active' AND node.time_start <= $now
   RETURN collect({id: node.fact_id, score: score,
+    sources: [(node)-[:SOURCE]->(m:Message) | m.message_id],
     time_start: [node.time_start.epochSeconds, node.time_start.microsecond, node.time_start.offsetSeconds],
     time_end: [node.time_end.epochSeconds, node.time_end.microsecond, node.time_end.offsetSeconds]
   }) AS fact_hits
@@ -40,14 +42,14 @@ CALL () {
     AND f.time_start <= $now
   WITH f, vector.similarity.cosine(f.embedding, $qvec) AS fv
   ORDER BY fv DESC LIMIT $fact_k
-  RETURN collect({id: f.fact_id, fv: fv,
+  RETURN collect({id: f.fact_id, fv: fv, sources: [(f)-[:SOURCE]->(m:Message) | m.message_id],
     time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
     time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds]
   }) AS fact_near
 }
 CALL () {
   WITH $lucene AS q WHERE q IS NOT NULL
-  CALL db.index.fulltext.queryNodes('message_text', q, {limit: $message_k}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('message_search', q, {limit: $message_k}) YIELD node, score
   WHERE node.tenant = $tenant AND node.timestamp <= $now AND node.role = 'user'
     AND coalesce(node.rejected, false) = false
   RETURN collect(node {.message_id, .content, .event_type, .role, .session_id, .metadata_json,
