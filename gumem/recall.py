@@ -276,8 +276,9 @@ def rank_evidence(c: dict[str, Any], w: Window | None, weights: Weights) -> list
                 other[fid] = max(other[fid], own[mid])
                 other[mid] = max(other[mid], own[fid])
     out = [replace(r, score=r.score + weights.turn * other[r.id]) for r in fused]
-    # a Fact before the turn it cites on a tie: it is the cleaner statement of the two
-    out.sort(key=lambda r: (-r.score, r.kind != "fact", r.id))
+    # on a tie the view that matched better on its own leads: a turn whose own words match
+    # better than its Fact's is shown as said (the Fact may keep only one of its clauses)
+    out.sort(key=lambda r: (-r.score, -own[r.id], r.kind != "fact", r.id))
     return out
 
 

@@ -277,3 +277,15 @@ def test_a_fact_and_the_turn_it_cites_add_up() -> None:
     p = plan(c, None, 8, W)
     r = assemble(p, c, {f: fact(f) for f in p.fact_ids()}, "q", W)
     assert [it.id for it in r.mid_term] == ["a", "b", "m-x"], "the cited turn is not repeated"
+
+
+def test_a_turn_that_matches_better_than_its_fact_is_shown_as_said() -> None:
+    c = cands(
+        fact_near=[near("a", 0.80) | {"sources": ["m-a"]}],
+        messages=[msg("m-a", mv=0.95, content="No glass tables: my toddler climbs")],
+    )
+    p = plan(c, None, 8, W)
+    assert [r.id for r in p.evidence] == ["m-a", "a"], "the better own match leads the tie"
+    r = assemble(p, c, {f: fact(f) for f in p.fact_ids()}, "q", W)
+    assert [it.id for it in r.mid_term] == ["m-a", "a"]
+    assert "No glass tables" in r.formatted
