@@ -65,6 +65,7 @@ def _item(it: Item) -> MemoryItem:
         source_message_ids=it.source_message_ids,
         author=it.author,
         superseded=it.superseded,
+        relevant_fact_ids=it.relevant_fact_ids,
     )
 
 

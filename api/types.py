@@ -259,11 +259,17 @@ class MemoryItem:
     source_message_ids: list[str]
     author: str | None = strawberry.field(
         default=None,
-        description="For a recent-conversation Message: who it comes from (user, a "
-        "speaker's name, assistant, or the event type such as click).",
+        description="Who a Message comes from: in the recent conversation the user, a "
+        "speaker's name, assistant, or the event type such as click; for a ranked Message "
+        "the name its metadata gives, if any.",
     )
     superseded: bool = strawberry.field(
         default=False, description="A Message carrying a value a later Fact superseded."
+    )
+    relevant_fact_ids: list[str] = strawberry.field(
+        default_factory=list,
+        description="For a Summary: its Facts that bear on this query (among the ranked "
+        "evidence), best first.",
     )
 
     @strawberry.field(description="The Summary, when kind is summary.")

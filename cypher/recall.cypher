@@ -5,6 +5,7 @@
 // $as_of (null: now) recalls what was known then: Messages up to it, the Facts valid at it
 // (valid_from <= $as_of < valid_to; a Fact superseded later is current then), and of each
 // Summary's versions (active or deprecated) the latest whose Facts were all valid at it.
+// Each Fact comes with the ids of the Messages it cites (a turn's evidence is summed).
 // Similarity is exact cosine over the user's own nodes (found by the scope index), and
 // full-text hits come from the Chinese-aware indexes filtered to the user's scope token.
 // Times go out as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant): decoding
@@ -56,6 +57,7 @@ CALL () {
     ELSE coalesce(node.valid_from, node.time_start) <= $as_of
       AND (node.validity = 'active' OR node.valid_to > $as_of) END
   RETURN collect({id: node.fact_id, score: score,
+    sources: [(node)-[:SOURCE]->(m:Message) | m.message_id],
     time_start: [node.time_start.epochSeconds, node.time_start.microsecond, node.time_start.offsetSeconds],
     time_end: [node.time_end.epochSeconds, node.time_end.microsecond, node.time_end.offsetSeconds]
   }) AS fact_hits
@@ -68,14 +70,14 @@ CALL () {
       AND (f.validity = 'active' OR f.valid_to > $as_of) END
   WITH f, vector.similarity.cosine(f.embedding, $qvec) AS fv
   ORDER BY fv DESC LIMIT $fact_k
-  RETURN collect({id: f.fact_id, fv: fv,
+  RETURN collect({id: f.fact_id, fv: fv, sources: [(f)-[:SOURCE]->(m:Message) | m.message_id],
     time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
     time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds]
   }) AS fact_near
 }
 CALL () {
   WITH $lucene AS q WHERE q IS NOT NULL
-  CALL db.index.fulltext.queryNodes('message_text', q, {limit: $message_k}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('message_search', q, {limit: $message_k}) YIELD node, score
   WHERE node.tenant = $tenant AND node.timestamp <= $now AND node.role = 'user'
     AND ($as_of IS NULL OR node.timestamp <= $as_of)
     AND coalesce(node.rejected, false) = false

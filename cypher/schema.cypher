@@ -23,7 +23,10 @@ CREATE INDEX audit_tenant IF NOT EXISTS FOR (n:AuditRecord) ON (n.tenant);
 CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (n:Fact) ON EACH [n.content, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 CREATE FULLTEXT INDEX summary_text IF NOT EXISTS FOR (n:Summary) ON EACH [n.content, n.topic, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 CREATE FULLTEXT INDEX topic_text IF NOT EXISTS FOR (n:Topic) ON EACH [n.name, n.aliases_text, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
-CREATE FULLTEXT INDEX message_text IF NOT EXISTS FOR (n:Message) ON EACH [n.content, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+// A Message is found by its author's name too (metadata speaker / name / display name);
+// message_text (content only) is replaced by message_search.
+DROP INDEX message_text IF EXISTS;
+CREATE FULLTEXT INDEX message_search IF NOT EXISTS FOR (n:Message) ON EACH [n.content, n.author, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 // Recall takes exact cosine over one user's nodes (found by the scope indexes); vector
 // indexes were never queried and cost every write, so deployments made before drop them.
 DROP INDEX fact_embedding IF EXISTS;

@@ -34,6 +34,7 @@ from extract.types import (
     MessageRecord,
     Polarity,
     Rejection,
+    author_name,
 )
 
 log = logging.getLogger(__name__)
@@ -1210,8 +1211,8 @@ def _analyse(
         reason = _not_about_user(text, toks, kind, lang, bool(msg.metadata.get("speaker")))
         if reason:
             return _reject(msg, reason, raw.strip())
-    speaker = msg.metadata.get("speaker")
-    subject = str(speaker) if speaker else (USER_ZH if zh else USER_EN)
+    # a Fact names the person it is about: the author the metadata names, else "the user"
+    subject = author_name(msg.metadata) or (USER_ZH if zh else USER_EN)
     if zh:
         money = _money(doc, start, end)
         content = (

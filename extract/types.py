@@ -28,6 +28,28 @@ EVENT_TYPES = (
 ROLES = ("user", "assistant", "system", "tool", "event")
 
 
+AUTHOR_KEYS = ("speaker", "name", "display_name", "displayName", "user_name", "userName")
+AUTHOR_MAX_CHARS = 40
+
+
+def author_name(metadata: dict[str, Any]) -> str | None:
+    """Who wrote a Message when its metadata names them (`speaker`, `name`, or the user's
+    display name), folded to one short line; None when no name is given."""
+    for key in AUTHOR_KEYS:
+        value = metadata.get(key)
+        if isinstance(value, str):
+            name = " ".join(value.split())[:AUTHOR_MAX_CHARS].strip()
+            if name:
+                return name
+    return None
+
+
+def authored(content: str, metadata: dict[str, Any]) -> str:
+    """A Message's text as it is embedded: after its author's name when known."""
+    name = author_name(metadata)
+    return f"{name}: {content}" if name else content
+
+
 @dataclass(frozen=True)
 class MessageRecord:
     """A stored Message as extraction sees it."""

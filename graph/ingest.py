@@ -11,6 +11,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from extract.types import author_name
 from graph.db import Database, tx_rows
 from graph.queries import query
 from gumem.inputs import MessageIn
@@ -45,6 +46,7 @@ def _row(tenant: str, m: MessageIn, lang: str) -> dict[str, Any]:
         "session_id": m.session_id,
         "role": m.role,
         "content": m.content,
+        "author": author_name(m.metadata),
         "timestamp": m.timestamp.isoformat(),  # parsed by Neo4j: cheaper than the driver
         "event_type": m.event_type,
         "page": m.page,

@@ -17,13 +17,14 @@ RECALLED_STATUSES = ["active", "deprioritized"]
 def lucene_query(text: str, scope: str) -> str | None:
     """A full-text query for `text` restricted to one user's scope token.
 
-    Every Lucene operator character is escaped and the text is lower-cased (so AND / OR /
+    The text is searched in the content, a Summary's topic and a Message's author. Every
+    Lucene operator character is escaped and the text is lower-cased (so AND / OR /
     NOT are words, not operators); None when nothing searchable is left.
     """
     cleaned = _LUCENE_SPECIAL.sub(r"\\\1", text.lower()).strip()
     if not re.search(r"\w", cleaned):
         return None
-    return f"+scope:{scope} +(content:({cleaned}) OR topic:({cleaned}))"
+    return f"+scope:{scope} +(content:({cleaned}) OR topic:({cleaned}) OR author:({cleaned}))"
 
 
 async def candidates(

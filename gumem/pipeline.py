@@ -18,7 +18,14 @@ from extract.conflicts import Claim, Known, conflicts, cosine
 from extract.slots import resolve_slot
 from extract.summaries import build_summaries, summary_key
 from extract.topics import TopicChoice, assign_topics, topic_embedding_text
-from extract.types import Extraction, FactDraft, FactRecord, MessageRecord, Rejection
+from extract.types import (
+    Extraction,
+    FactDraft,
+    FactRecord,
+    MessageRecord,
+    Rejection,
+    authored,
+)
 from extract.zh_grammar import carry_over
 from graph import memory as gm
 from graph.db import Database
@@ -406,7 +413,9 @@ class Pipeline:
         msg_vec = dict(
             zip(
                 [m.message_id for m in chat],
-                self.models.embedder.embed_passages([m.content for m in chat]),
+                self.models.embedder.embed_passages(
+                    [authored(m.content, m.metadata) for m in chat]
+                ),
                 strict=True,
             )
         )

@@ -2,8 +2,10 @@
 
 Ranking is weighted reciprocal-rank fusion: each candidate list gives a node
 ``weight / (RRF_K + rank)``. Facts and Messages share one dense list (cosine to the query)
-and one full-text list; Summaries have their own (Summary and Topic cosine, Summary
-full-text), scaled by ``summary_weight``, their status and their retrieval boost. Time
+and one full-text list (a Message is embedded and searched with its author's name), and a
+Fact and the turn it cites add to each other's score; Summaries have their own (Summary
+and Topic cosine, Summary full-text), scaled by ``summary_weight``, their status and their
+retrieval boost, and a shown Summary lists the Facts that bear on the query. Time
 decay acts through the maintenance statuses (deprioritized, archived), not as a factor
 here, so an old but relevant memory is still found. Ranks, not raw scores, are fused
 because the embedding model's cosines crowd into a narrow band.
@@ -14,14 +16,16 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from extract.decay import rank_factor
 from extract.lang import detect_lang
 from extract.timecues import Window
+from extract.types import author_name
 
 LONG_TERM_KINDS = ("identity", "preference")
 RRF_K = 20
@@ -31,8 +35,9 @@ MAX_SUMMARIES = 3
 @dataclass(frozen=True)
 class Weights:
     dense: float = 1.0
-    lexical: float = 2.0
+    lexical: float = 1.0
     summary: float = 0.8
+    turn: float = 1.0  # how much a Fact and the turn it cites add to each other's score
 
 
 @dataclass
@@ -50,6 +55,8 @@ class Item:
     replaced_by: list[tuple[str, str]] = field(default_factory=list)  # (fact id, content)
     superseded: bool = False  # a raw Message carrying a value a later Fact replaced
     author: str | None = None  # a Message's author: "user", a speaker, "assistant", an event
+    # a Summary's Facts that bear on the query (among its ranked evidence), best first
+    relevant_fact_ids: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -218,7 +225,7 @@ def author(m: dict[str, Any], user_id: str, lang: str) -> str:
     """Who a Message comes from, as its line says: the speaker's name when the metadata
     gives one, else the user, the assistant (or another role), or the event's type."""
     role = m.get("role") or "user"
-    speaker = _metadata(m).get("speaker")
+    speaker = author_name(_metadata(m))
     if role == "user" and m.get("event_type") not in (None, "message"):
         who = str(m["event_type"])
     elif role == "user" and speaker and speaker != user_id:
@@ -228,8 +235,18 @@ def author(m: dict[str, Any], user_id: str, lang: str) -> str:
     return _AUTHORS.get(lang, {}).get(who, who)
 
 
+def named_author(m: dict[str, Any]) -> str | None:
+    """A Message's author when its metadata names them (a ranked turn's line says who)."""
+    name = author_name(_metadata(m))
+    return inline(name).replace(":", " ").replace("：", " ") or None if name else None
+
+
 def rank_evidence(c: dict[str, Any], w: Window | None, weights: Weights) -> list[Ranked]:
-    """Facts and Messages in the window on one scale, best first."""
+    """Facts and Messages in the window on one scale, best first.
+
+    A Fact and the turn it cites are two views of one statement: each adds `weights.turn`
+    times the other's fused score (the best of them) to its own, so a turn found both as
+    said and as extracted ranks above one found only once."""
     near = [(f["id"], "fact", f["fv"], f["time_start"], f["time_end"]) for f in c["fact_near"]]
     near += [
         (m["message_id"], "message", m["mv"], m["timestamp"], m["timestamp"]) for m in c["messages"]
@@ -245,7 +262,24 @@ def rank_evidence(c: dict[str, Any], w: Window | None, weights: Weights) -> list
             kind_of[i] = kind
     dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
     lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
-    return _fuse(kind_of, dense, lexical, weights)
+    fused = _fuse(kind_of, dense, lexical, weights)
+    if not weights.turn:
+        return fused
+    cites: dict[str, list[str]] = {}
+    for f in [*c["fact_near"], *c["fact_hits"]]:
+        cites.setdefault(f["id"], list(f.get("sources") or []))
+    own = {r.id: r.score for r in fused}
+    other: dict[str, float] = defaultdict(float)
+    for fid, sources in cites.items():
+        for mid in sources:
+            if fid in own and mid in own:
+                other[fid] = max(other[fid], own[mid])
+                other[mid] = max(other[mid], own[fid])
+    out = [replace(r, score=r.score + weights.turn * other[r.id]) for r in fused]
+    # on a tie the view that matched better on its own leads: a turn whose own words match
+    # better than its Fact's is shown as said (the Fact may keep only one of its clauses)
+    out.sort(key=lambda r: (-r.score, -own[r.id], r.kind != "fact", r.id))
+    return out
 
 
 def plan(c: dict[str, Any], w: Window | None, limit: int, weights: Weights) -> Plan:
@@ -272,7 +306,8 @@ def assemble(
     turns from another speaker's)."""
     corrected = corrected or {}
     lang = detect_lang(query)
-    score_of = {r.id: r.score for r in p.evidence}
+    # the evidence that bears on the query: what could be shown within the limit
+    score_of = {r.id: r.score for r in p.evidence[: p.limit]}
     backs = {f: s["summary_id"] for _r, s in p.summaries for f in s["source_facts"]}
     messages = {m["message_id"]: m for m in c["messages"]} | {
         m["message_id"]: m for m in c["message_hits"]
@@ -321,6 +356,7 @@ def assemble(
                     source_message_ids=[r.id],
                     replaced_by=corrected.get(r.id, []),
                     superseded=r.id in corrected,
+                    author=named_author(m),
                 )
             )
     shown = {it.id for it in mid}
@@ -376,6 +412,7 @@ def _summary_item(
         confidence=s["confidence"],
         timestamp=s["event_end"],
         source_fact_ids=ordered,
+        relevant_fact_ids=[f for f in ordered if f in score_of],
     )
 
 

@@ -83,8 +83,9 @@ class Settings(BaseSettings):
     short_term_messages: int = 6
     short_term_hours: float = Field(default=6.0, gt=0)  # no sessionId: recent = this window
     recall_candidates: int = Field(default=60, ge=1, le=500)  # per dense / full-text list
-    recall_lexical_weight: float = Field(default=2.0, ge=0)  # full-text vs dense (1) in fusion
+    recall_lexical_weight: float = Field(default=1.0, ge=0)  # full-text vs dense (1) in fusion
     recall_summary_weight: float = Field(default=0.8, ge=0)  # Summaries vs Facts and Messages
+    recall_turn_weight: float = Field(default=1.0, ge=0)  # a Fact and its turn add up (0: off)
 
     @field_validator("neo4j_password")
     @classmethod

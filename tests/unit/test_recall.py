@@ -78,18 +78,21 @@ def msg(mid: str, days: int = 0, **kw: Any) -> dict[str, Any]:
     }
 
 
-def test_full_text_outweighs_dense_and_ranks_are_fused() -> None:
+def test_dense_and_full_text_ranks_are_fused_by_weight() -> None:
     c = cands(
         fact_near=[near("a", 0.95), near("b", 0.94)],
         fact_hits=[{"id": "b", "score": 7.0, "time_start": T0, "time_end": T0}],
         messages=[msg("m1", mv=0.96)],
         message_hits=[msg("m2", score=3.0)],
     )
-    ranked = rank_evidence(c, None, W)
-    assert [r.id for r in ranked] == ["b", "m2", "m1", "a"]
+    ranked = rank_evidence(c, None, W)  # equal weights: rank 1 of either list ties
+    assert [r.id for r in ranked] == ["b", "m1", "a", "m2"]
     b = ranked[0]
     assert (b.dense, b.lexical) == (3, 1)
-    assert b.score == 1 / (RRF_K + 3) + 2 / (RRF_K + 1)
+    assert b.score == 1 / (RRF_K + 3) + 1 / (RRF_K + 1)
+    lexical = rank_evidence(c, None, Weights(lexical=2.0))
+    assert [r.id for r in lexical] == ["b", "m2", "m1", "a"]
+    assert lexical[0].score == 1 / (RRF_K + 3) + 2 / (RRF_K + 1)
     assert b.why() == "dense #3, full-text #1"
 
 
@@ -111,6 +114,7 @@ def test_best_summary_leads_and_facts_keep_their_sources() -> None:
     a = next(it for it in r.mid_term if it.id == "a")
     assert a.source_message_ids == ["m-a"] and a.reason.startswith("supports summary s1")
     assert r.mid_term[0].source_fact_ids == ["a", "b"]  # closest evidence first
+    assert r.mid_term[0].relevant_fact_ids == ["a"], "only the Facts that bear on the query"
     assert "[s1]" in r.formatted and "(evidence: m-a)" in r.formatted
 
 
@@ -174,6 +178,32 @@ def test_only_the_users_own_unrejected_turns_rank_as_memory() -> None:
     assert len(r.short_term) == 5, "the recent conversation keeps every turn"
 
 
+def test_ranked_turns_name_their_author_when_the_metadata_does() -> None:
+    ann = msg(
+        "m1",
+        role="user",
+        event_type="message",
+        metadata_json='{"speaker": "Ann Lee", "self": true}',
+        content="I adopted a cat",
+        mv=0.9,
+    )
+    named = msg(
+        "m2",
+        role="user",
+        event_type="message",
+        metadata_json='{"name": "Bo: x"}',
+        content="We moved",
+        mv=0.8,
+    )
+    plain = msg("m3", role="user", event_type="message", content="I run", mv=0.7)
+    c = own_candidates(cands(messages=[ann, named, plain]), "u1")
+    r = assemble(plan(c, None, 8, W), c, {}, "who adopted a cat?", W, {}, "u1")
+    lines = r.formatted.splitlines()
+    assert "- [m1] Ann Lee: I adopted a cat" in lines
+    assert "- [m2] Bo  x: We moved" in lines, "a name cannot forge a second label"
+    assert "- [m3] I run" in lines
+
+
 def test_recent_lines_name_their_author_and_outdated_values_say_so() -> None:
     recent = [
         msg("m4", role="user", event_type="click", content="click: seat A"),
@@ -233,3 +263,29 @@ def test_only_messages_rejected_as_not_memory_are_flagged() -> None:
     )
     # m3 and m4 may hold a statement extraction missed: they stay rankable
     assert rejected_messages(chat, ex) == {"m1", "m2"}
+
+
+def test_a_fact_and_the_turn_it_cites_add_up() -> None:
+    c = cands(
+        fact_near=[near("a", 0.90) | {"sources": ["m-a"]}, near("b", 0.95)],
+        messages=[msg("m-a", mv=0.80), msg("m-x", mv=0.93)],
+    )
+    ranked = rank_evidence(c, None, W)
+    assert [r.id for r in ranked][:2] == ["a", "m-a"], "found twice, ranked first"
+    alone = rank_evidence(c, None, Weights(turn=0.0))
+    assert [r.id for r in alone] == ["b", "m-x", "a", "m-a"]
+    p = plan(c, None, 8, W)
+    r = assemble(p, c, {f: fact(f) for f in p.fact_ids()}, "q", W)
+    assert [it.id for it in r.mid_term] == ["a", "b", "m-x"], "the cited turn is not repeated"
+
+
+def test_a_turn_that_matches_better_than_its_fact_is_shown_as_said() -> None:
+    c = cands(
+        fact_near=[near("a", 0.80) | {"sources": ["m-a"]}],
+        messages=[msg("m-a", mv=0.95, content="No glass tables: my toddler climbs")],
+    )
+    p = plan(c, None, 8, W)
+    assert [r.id for r in p.evidence] == ["m-a", "a"], "the better own match leads the tie"
+    r = assemble(p, c, {f: fact(f) for f in p.fact_ids()}, "q", W)
+    assert [it.id for it in r.mid_term] == ["m-a", "a"]
+    assert "No glass tables" in r.formatted
