@@ -19,7 +19,7 @@ from functools import wraps
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 from starlette.applications import Starlette
@@ -390,10 +390,17 @@ def build_server(
             nid = parse_ident(node_id, "id")
             found = await fetch(runtime.memory.db, tenant(ctx), [nid])
         except GumemError as exc:
-            raise ToolError(f"{exc.code}: {exc}") from None
+            raise ResourceError(f"{exc.code}: {exc}") from None
+        except Exception as exc:
+            log.error(
+                "unexpected error: %s\n%s",
+                type(exc).__name__,
+                "".join(traceback.format_tb(exc.__traceback__)),
+            )
+            raise ResourceError("INTERNAL: internal error") from None
         row = found.get(nid)
-        if row is None:
-            raise ToolError(f"NOT_FOUND: no {kind} {node_id!r}")
+        if row is None:  # another tenant's id is not found either
+            raise ResourceNotFoundError(f"NOT_FOUND: no {kind} {node_id!r}")
         shown = {k: v for k, v in row.items() if k not in HIDDEN}
         return json.dumps(shown, ensure_ascii=False, default=_iso)
 
