@@ -25,7 +25,15 @@ from gumem.client_types import (
     Trace,
     turns_to_messages,
 )
-from gumem.errors import AuthError, GumemError, InputError, NotFoundError, StorageUnavailable
+from gumem.errors import (
+    AuthError,
+    GumemError,
+    InputError,
+    LimitError,
+    NotFoundError,
+    QueryTimeout,
+    StorageUnavailable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +76,8 @@ _ERRORS: dict[str, type[GumemError]] = {
     "UNAUTHENTICATED": AuthError,
     "NOT_FOUND": NotFoundError,
     "STORAGE_UNAVAILABLE": StorageUnavailable,
+    "LIMIT_EXCEEDED": LimitError,
+    "QUERY_TIMEOUT": QueryTimeout,
 }
 
 
@@ -97,10 +107,7 @@ class Client:
     def execute(self, document: str, **variables: Any) -> dict[str, Any]:
         r = self._http.post(self.url, json={"query": document, "variables": variables})
         body: dict[str, Any] = r.json()
-        if body.get("errors"):
-            err = body["errors"][0]
-            code = err.get("extensions", {}).get("code", "")
-            raise _ERRORS.get(code, GumemError)(err.get("message", "request failed"))
+        _raise_errors(body)
         data: dict[str, Any] = body["data"]
         return data
 
@@ -147,7 +154,11 @@ def _raise_errors(body: Mapping[str, Any]) -> None:
     if body.get("errors"):
         err = body["errors"][0]
         code = err.get("extensions", {}).get("code", "")
-        raise _ERRORS.get(code, GumemError)(err.get("message", "request failed"))
+        message = str(err.get("message", "request failed"))
+        if code == "BAD_INPUT":  # "field: reason", as InputError wrote it
+            field, _, reason = message.partition(": ")
+            raise InputError(field, reason)
+        raise _ERRORS.get(code, GumemError)(message)
 
 
 class AsyncClient:
