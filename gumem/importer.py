@@ -219,11 +219,13 @@ def validate(loaded: Loaded, settings: Settings) -> list[dict[str, Any]]:
 def run_import(args: argparse.Namespace, settings: Settings) -> int:
     from gumem.client import Client
 
-    opts = Options(
-        user=args.user,
-        session=args.session,
-        start=datetime.fromisoformat(args.start) if args.start else None,
-    )
+    try:
+        start = datetime.fromisoformat(args.start) if args.start else None
+    except ValueError:
+        raise InputError("--start", "an ISO 8601 date-time with a UTC offset") from None
+    if start is not None and start.tzinfo is None:
+        raise InputError("--start", "an ISO 8601 date-time with a UTC offset")
+    opts = Options(user=args.user, session=args.session, start=start)
     loaded = load(Path(args.file), args.format, opts)
     read = len(loaded.messages) + sum(loaded.skipped.values())
     good = validate(loaded, settings)

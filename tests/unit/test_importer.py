@@ -74,3 +74,9 @@ def test_dry_run_summary(capsys: pytest.CaptureFixture[str]) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["read"] == 7 and out["valid"] == 3 and out["stored"] == 0
     assert sum(out["skipped"].values()) == 4
+
+
+def test_bad_start_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["import", str(DIR / "chat.jsonl"), "--user", "u", "--dry-run", "--start", "noon"]
+    assert cli(args) == 2
+    assert "--start" in capsys.readouterr().err
