@@ -241,7 +241,7 @@ def run_import(args: argparse.Namespace, settings: Settings) -> int:
     }
     if not args.dry_run and good:
         with (
-            Client(args.url, args.key) as client,
+            Client(args.url, args.key, timeout_s=args.timeout) as client,
             tqdm(total=len(good), unit="msg", file=sys.stderr, disable=args.quiet) as bar,
         ):
             for s in range(0, len(good), args.batch):
@@ -272,6 +272,7 @@ def add_parser(sub: Any) -> None:
         help="ISO time of the first turn when the file has no timestamps (default: now)",
     )
     p.add_argument("--batch", type=int, default=200)
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per batch request")
     p.add_argument("--dry-run", action="store_true", help="parse and summarise, send nothing")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--url", default="http://127.0.0.1:8000/graphql")

@@ -25,7 +25,7 @@ DAY2 = datetime.fromisoformat("2026-12-01T10:00:00+08:00")
 
 
 async def test_async_client_seed_typed_results(server: str) -> None:  # noqa: F811
-    async with AsyncClient(server, "key-a") as c:
+    async with AsyncClient(server, "key-a", timeout_s=600) as c:
         res = await c.add_messages(seed("zh"))
         assert len(res.accepted) == 10 and res.errors == [] and res.processed >= 1
         mem = await c.memory("u-seed", "昨天看的鞋还有推荐吗？", now=DAY2)
@@ -52,7 +52,7 @@ async def test_async_client_seed_typed_results(server: str) -> None:  # noqa: F8
         assert bad.accepted == [] and bad.errors[0].field == "timestamp"
         with pytest.raises(InputError):
             await c.memory("u-seed", "   ")
-    async with AsyncClient(server, "key-b") as other:
+    async with AsyncClient(server, "key-b", timeout_s=600) as other:
         assert (await other.memory("u-seed", "昨天看的鞋还有推荐吗？", now=DAY2)).ids == []
         assert await other.topics("u-seed") == []
     with pytest.raises(AuthError):
@@ -67,7 +67,7 @@ async def test_async_client_chat_turns(server: str) -> None:  # noqa: F811
         {"role": "assistant", "content": "Noted, no peanuts."},
         {"role": "user", "content": [{"type": "text", "text": "Any snack ideas for a hike?"}]},
     ]
-    async with AsyncClient(server, "key-a") as c:
+    async with AsyncClient(server, "key-a", timeout_s=600) as c:
         first = await c.add_turns(turns, "u-chat", "s1", start=DAY2)
         assert len(first.accepted) == 3 and first.errors == []  # the system turn is left out
         again = await c.add_turns(turns, "u-chat", "s1", start=DAY2)
@@ -94,7 +94,9 @@ async def test_async_client_retries_until_the_server_is_up(
         )
     )
     thread = threading.Thread(target=lambda: (time.sleep(1.0), srv.run()), daemon=True)
-    async with AsyncClient(url, "key-a", retries=12, backoff_s=0.5, max_backoff_s=4.0) as c:
+    async with AsyncClient(
+        url, "key-a", timeout_s=600, retries=12, backoff_s=0.5, max_backoff_s=4.0
+    ) as c:
         thread.start()  # nothing listens for a second, then the server starts its runtime
         started = time.monotonic()
         topics = await c.topics("nobody")

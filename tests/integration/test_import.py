@@ -16,7 +16,9 @@ DIR = Path(__file__).resolve().parent.parent / "fixtures" / "import"
 
 
 def run(capsys: pytest.CaptureFixture[str], url: str, *args: str) -> dict[str, object]:
-    code = cli(["import", *args, "--url", url, "--key", "key-a", "--json", "--quiet"])
+    code = cli(
+        ["import", *args, "--url", url, "--key", "key-a", "--json", "--quiet", "--timeout", "600"]
+    )
     out: dict[str, object] = json.loads(capsys.readouterr().out)
     assert code == 0, out
     return out

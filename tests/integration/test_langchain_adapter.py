@@ -14,7 +14,7 @@ DAY2 = datetime.fromisoformat("2026-12-01T10:00:00+08:00")
 
 
 async def test_retriever_sync_and_async(server: str) -> None:  # noqa: F811
-    async with AsyncClient(server, "key-a") as c:
+    async with AsyncClient(server, "key-a", timeout_s=600) as c:
         assert len((await c.add_messages(seed("en"))).accepted) == 10
     r = GumemRetriever(url=server, key="key-a", user_id="u-seed-en", now=DAY2)
     q = "Any more recommendations for the shoes I looked at yesterday?"
