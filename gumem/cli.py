@@ -209,6 +209,27 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """The MCP server: stdio for a local agent (tenant GUMEM_MCP_TENANT), or streamable
+    HTTP at /mcp on GUMEM_HOST:GUMEM_PORT with the API keys of GUMEM_API_KEYS."""
+    from gumem import mcp_server
+
+    if args.transport == "http" and not settings.tenants_by_key():
+        print("gumem: GUMEM_API_KEYS must be set for MCP over HTTP", file=sys.stderr)
+        return 2
+    if args.port is not None:
+        settings = settings.model_copy(update={"port": args.port})
+    ensure_neo4j(settings)
+    mcp_server.run(settings, args.transport)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
+    from gumem.importer import run_import
+
+    return run_import(args, settings)
+
+
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from gumem.client import Client
 
@@ -305,11 +326,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tenant", required=True)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_maintain)
+    p = sub.add_parser("mcp", help="serve the MCP server (stdio, or streamable HTTP at /mcp)")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--port", type=int, default=None, help="http: instead of GUMEM_PORT")
+    p.set_defaults(func=cmd_mcp)
     p = sub.add_parser("ingest", help="send a JSONL file of MessageInput objects")
     p.add_argument("file")
     p.add_argument("--batch", type=int, default=500)
     _client_args(p)
     p.set_defaults(func=cmd_ingest)
+    from gumem.importer import add_parser as add_import
+
+    add_import(sub)
+    sub.choices["import"].set_defaults(func=cmd_import)
     p = sub.add_parser("recall", help="recall memory for a query")
     p.add_argument("query")
     p.add_argument("--user", required=True)

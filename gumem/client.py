@@ -1,14 +1,41 @@
-"""A small typed client for the GraphQL API (httpx)."""
+"""Python clients for the GraphQL API (httpx): a small sync one returning the response's
+dicts, and AsyncClient returning typed records (gumem.client_types) with retries."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
+import random
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 from types import TracebackType
 from typing import Any
 
 import httpx
 
-from gumem.errors import AuthError, GumemError, InputError, NotFoundError, StorageUnavailable
+from gumem.client_types import (
+    AddMessagesResult,
+    DeletionImpact,
+    DeletionReport,
+    ForgetReport,
+    MemoryContext,
+    Message,
+    Topic,
+    Trace,
+    turns_to_messages,
+)
+from gumem.errors import (
+    AuthError,
+    GumemError,
+    InputError,
+    LimitError,
+    NotFoundError,
+    QueryTimeout,
+    StorageUnavailable,
+)
+
+log = logging.getLogger(__name__)
 
 _ADD = """mutation($m: [MessageInput!]!) { addMessages(messages: $m) {
   accepted duplicates processed errors { index field reason } } }"""
@@ -20,6 +47,25 @@ _MEMORY = """query($u: String!, $q: String!, $s: String, $now: DateTime, $limit:
     midTermContext { id kind content score reason topic confidence sourceFactIds
       sourceMessageIds }
     longTermUserContext { id kind content score reason } } }"""
+_ITEM = """id kind content score reason topic confidence timestamp author superseded
+  sourceFactIds sourceMessageIds"""
+_MEMORY_FULL = f"""query($u: String!, $q: String!, $s: String, $now: DateTime, $limit: Int) {{
+  memory(userId: $u, query: $q, sessionId: $s, now: $now, limit: $limit) {{
+    query formattedContext timeWindowStart timeWindowEnd
+    shortTermContext {{ {_ITEM} }} midTermContext {{ {_ITEM} }}
+    longTermUserContext {{ {_ITEM} }} }} }}"""
+_TRACE_FULL = """query($id: ID!) { trace(id: $id) { rootId rootKind cypher params truncated
+  nodes { id label properties } edges { source type target } } }"""
+_TOPICS = """query($u: String!, $limit: Int!, $offset: Int!) {
+  topics(userId: $u, limit: $limit, offset: $offset) { id name summaryCount factCount } }"""
+_MESSAGE = """query($id: ID!) { message(id: $id) { id userId sessionId role content timestamp
+  eventType page metadata status } }"""
+_IMPACT_FIELDS = """messageId removedFacts keptFacts restoredFacts rebuiltSummaries
+  retiredSummaries purgedVersions newSummaries orphanEntities orphanTopics"""
+_IMPACT = f"""query($id: ID!) {{ deletionImpact(messageId: $id) {{ {_IMPACT_FIELDS} }} }}"""
+_DELETE = f"""mutation($id: ID!) {{ deleteMessage(id: $id) {{
+  impact {{ {_IMPACT_FIELDS} }} counts }} }}"""
+_FORGET = """mutation($u: String!) { forgetUser(userId: $u) { userId counts remaining } }"""
 _TRACE = """query($id: ID!) { trace(id: $id) { rootId rootKind cypher params
   nodes { id label properties } edges { source type target } } }"""
 _FAILED = """query($u: String, $limit: Int!, $offset: Int!) {
@@ -31,6 +77,8 @@ _ERRORS: dict[str, type[GumemError]] = {
     "UNAUTHENTICATED": AuthError,
     "NOT_FOUND": NotFoundError,
     "STORAGE_UNAVAILABLE": StorageUnavailable,
+    "LIMIT_EXCEEDED": LimitError,
+    "QUERY_TIMEOUT": QueryTimeout,
 }
 
 
@@ -60,10 +108,7 @@ class Client:
     def execute(self, document: str, **variables: Any) -> dict[str, Any]:
         r = self._http.post(self.url, json={"query": document, "variables": variables})
         body: dict[str, Any] = r.json()
-        if body.get("errors"):
-            err = body["errors"][0]
-            code = err.get("extensions", {}).get("code", "")
-            raise _ERRORS.get(code, GumemError)(err.get("message", "request failed"))
+        _raise_errors(body)
         data: dict[str, Any] = body["data"]
         return data
 
@@ -107,4 +152,135 @@ class Client:
         return out
 
 
-__all__ = ["Client", "InputError"]
+def _raise_errors(body: Mapping[str, Any]) -> None:
+    if body.get("errors"):
+        err = body["errors"][0]
+        code = err.get("extensions", {}).get("code", "")
+        message = str(err.get("message", "request failed"))
+        if code == "BAD_INPUT":  # "field: reason", as InputError wrote it
+            field, _, reason = message.partition(": ")
+            raise InputError(field, reason)
+        raise _ERRORS.get(code, GumemError)(message)
+
+
+class AsyncClient:
+    """`async with AsyncClient(url, key) as c: await c.add_turns(...); await c.memory(...)`.
+
+    Results are typed records (gumem.client_types). A STORAGE_UNAVAILABLE answer (Neo4j
+    down or restarting: the request wrote nothing) and a connection that could not be
+    opened are retried `retries` times with exponential backoff and jitter; other errors
+    raise at once (AuthError, InputError, NotFoundError, GumemError with the server's
+    message). Retrying addMessages is safe: ids already stored come back as duplicates."""
+
+    def __init__(
+        self,
+        url: str = "http://127.0.0.1:8000/graphql",
+        key: str | None = None,
+        timeout_s: float = 60.0,  # above the server's sync processing budget (30 s)
+        retries: int = 4,
+        backoff_s: float = 0.5,
+        max_backoff_s: float = 8.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        key = key or os.environ.get("GUMEM_API_KEY")
+        if not key:
+            raise AuthError("no API key: pass key= or set GUMEM_API_KEY")
+        self.url = url
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self._http = httpx.AsyncClient(
+            timeout=timeout_s, headers={"Authorization": f"Bearer {key}"}, transport=transport
+        )
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def _delay(self, attempt: int) -> float:
+        base: float = min(self.max_backoff_s, self.backoff_s * 2**attempt)
+        return base * (0.5 + random.random() / 2)
+
+    async def execute(self, document: str, **variables: Any) -> dict[str, Any]:
+        for attempt in range(self.retries + 1):
+            try:
+                r = await self._http.post(
+                    self.url, json={"query": document, "variables": variables}
+                )
+                body: dict[str, Any] = r.json()
+                _raise_errors(body)
+            except (StorageUnavailable, httpx.ConnectError) as exc:
+                if attempt == self.retries:
+                    if isinstance(exc, httpx.ConnectError):
+                        raise StorageUnavailable(f"cannot reach {self.url}") from exc
+                    raise
+                log.info("retrying: %s", type(exc).__name__)
+                await asyncio.sleep(self._delay(attempt))
+                continue
+            data: dict[str, Any] = body["data"]
+            return data
+        raise AssertionError("unreachable")
+
+    async def add_messages(self, messages: list[dict[str, Any]]) -> AddMessagesResult:
+        return AddMessagesResult.from_json((await self.execute(_ADD, m=messages))["addMessages"])
+
+    async def add_turns(
+        self,
+        turns: Iterable[Mapping[str, Any]],
+        user_id: str,
+        session_id: str,
+        start: datetime | None = None,
+    ) -> AddMessagesResult:
+        """An agent's chat turns ([{role, content}]) as messages (see turns_to_messages)."""
+        return await self.add_messages(turns_to_messages(turns, user_id, session_id, start))
+
+    async def memory(
+        self,
+        user_id: str,
+        query: str,
+        session_id: str | None = None,
+        now: datetime | str | None = None,
+        limit: int | None = None,
+    ) -> MemoryContext:
+        when = now.isoformat() if isinstance(now, datetime) else now
+        data = await self.execute(
+            _MEMORY_FULL, u=user_id, q=query, s=session_id, now=when, limit=limit
+        )
+        return MemoryContext.from_json(data["memory"])
+
+    async def trace(self, node_id: str) -> Trace:
+        res = (await self.execute(_TRACE_FULL, id=node_id))["trace"]
+        if res is None:
+            raise NotFoundError(f"nothing to trace for {node_id!r}")
+        return Trace.from_json(res)
+
+    async def topics(self, user_id: str, limit: int = 50, offset: int = 0) -> list[Topic]:
+        rows = (await self.execute(_TOPICS, u=user_id, limit=limit, offset=offset))["topics"]
+        return [Topic.from_json(r) for r in rows]
+
+    async def message(self, message_id: str) -> Message | None:
+        row = (await self.execute(_MESSAGE, id=message_id))["message"]
+        return Message.from_json(row) if row else None
+
+    async def deletion_impact(self, message_id: str) -> DeletionImpact:
+        return DeletionImpact.from_json(
+            (await self.execute(_IMPACT, id=message_id))["deletionImpact"]
+        )
+
+    async def delete_message(self, message_id: str) -> DeletionReport:
+        res = (await self.execute(_DELETE, id=message_id))["deleteMessage"]
+        return DeletionReport(DeletionImpact.from_json(res["impact"]), dict(res["counts"]))
+
+    async def forget_user(self, user_id: str) -> ForgetReport:
+        res = (await self.execute(_FORGET, u=user_id))["forgetUser"]
+        return ForgetReport(res["userId"], dict(res["counts"]), int(res["remaining"]))
+
+
+__all__ = ["AsyncClient", "Client", "InputError", "turns_to_messages"]

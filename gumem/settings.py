@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     max_result_items: int = Field(default=20_000, ge=1)  # list items one request may build
     max_expensive_fields: int = Field(default=5, ge=1)  # memory, trace, deletions... a request
     trace_max_paths: int = Field(default=300, ge=1)  # per part of a trace; past it: truncated
+    # `gumem mcp` over stdio serves one local agent: its tenant (over HTTP the key names it)
+    mcp_tenant: str = Field(default="default", min_length=1, max_length=200)
 
     # Ingest limits
     max_batch: int = Field(default=1000, ge=1)

@@ -1,0 +1,1 @@
+"""Optional framework adapters (extras): `pip install gumem[langchain]` for langchain.py."""

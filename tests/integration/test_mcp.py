@@ -1,0 +1,176 @@
+"""`gumem mcp` end to end with the official `mcp` SDK's client against the real Neo4j:
+over stdio (a subprocess, tenant from configuration) and over streamable HTTP (uvicorn,
+tenant from the API key; a wrong key refused; another tenant sees nothing)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+import uvicorn
+from mcp import Client, StdioServerParameters
+
+from gumem.mcp_server import MCP_PATH, create_http_app
+from gumem.service import Memory
+from gumem.settings import ROOT, Settings
+from tests.integration.helpers import seed
+from tests.integration.test_http import free_port
+
+TOOLS = {
+    "add_messages",
+    "recall",
+    "trace",
+    "list_topics",
+    "deletion_impact",
+    "delete_message",
+    "forget_user",
+}
+QUERY = "昨天看的鞋还有推荐吗？"
+DAY2 = "2026-12-01T10:00:00+08:00"
+WORDS = ["800", "42", "浅色", "缓震", "碳板"]  # what tests/integration/test_seed.py expects
+
+
+async def call(c: Client, tool: str, **args: Any) -> dict[str, Any]:
+    res = await c.call_tool(tool, args)
+    assert not res.is_error, res.content
+    out: dict[str, Any] = res.structured_content or {}
+    return out
+
+
+async def seed_and_recall(c: Client) -> dict[str, Any]:
+    listed = await c.list_tools()
+    assert {t.name for t in listed.tools} >= TOOLS
+    assert all(t.description and len(t.description) > 80 for t in listed.tools)
+    msgs = seed("zh")
+    added = await call(c, "add_messages", messages=msgs)
+    assert added["errors"] == [] and len(added["accepted"]) == len(msgs)
+    again = await call(c, "add_messages", messages=msgs[:2])
+    assert again["duplicates"] == ["m1", "m2"] and again["accepted"] == []
+    mem = await call(c, "recall", user_id="u-seed", query=QUERY, now=DAY2)
+    for word in WORDS:
+        assert word in mem["formattedContext"], (word, mem["formattedContext"])
+    summaries = [i for i in mem["items"] if i["kind"] == "summary"]
+    assert summaries and summaries[0]["id"] in mem["ids"]
+    assert summaries[0]["sourceFactIds"]
+    return mem
+
+
+async def provenance(c: Client, mem: dict[str, Any]) -> None:
+    summary = next(i for i in mem["items"] if i["kind"] == "summary")
+    t = await call(c, "trace", id=summary["id"])
+    assert {n["label"] for n in t["nodes"]} >= {"Summary", "Fact", "Message"}
+    read = await c.read_resource(f"gumem://summary/{summary['id']}")
+    body = json.loads(read.contents[0].text)  # type: ignore[union-attr]
+    assert body["summary_id"] == summary["id"] and "碳板" in body["content"]
+    assert "embedding" not in body
+    msg = json.loads((await c.read_resource("gumem://message/m1")).contents[0].text)  # type: ignore[union-attr]
+    assert "慢跑鞋" in msg["content"]
+    topics = await call(c, "list_topics", user_id="u-seed")
+    assert "running shoes" in {t["name"] for t in topics["topics"]}
+
+
+async def test_mcp_over_stdio(settings: Settings, memory: Memory) -> None:
+    env = {
+        "GUMEM_NEO4J_URI": str(settings.neo4j_uri),
+        "GUMEM_NEO4J_PASSWORD": settings.neo4j_password.get_secret_value(),
+        "GUMEM_MCP_TENANT": "tenant-a",
+        "GUMEM_PROCESS_TIMEOUT_S": "300",
+        "GUMEM_EXTRACT_PROCESSES": "1",
+        "GUMEM_RUN_WORKER": "false",
+        "GUMEM_MODEL_CACHE": str(settings.model_cache),
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "gumem.cli", "mcp"], env=env, cwd=ROOT
+    )
+    async with Client(params, read_timeout_seconds=600) as c:
+        mem = await seed_and_recall(c)
+        await provenance(c, mem)
+        bad = await c.call_tool("recall", {"user_id": "u-seed", "query": "  "})
+        assert bad.is_error and "BAD_INPUT" in str(bad.content)
+        impact = await call(c, "deletion_impact", message_id="e8")
+        assert impact["removedFacts"], impact
+        missing = await c.call_tool("trace", {"id": "no-such-message"})
+        assert missing.is_error and "NOT_FOUND" in str(missing.content)
+    # the tenant came from GUMEM_MCP_TENANT: the same service sees it there, nowhere else
+    assert await memory.message("tenant-a", "m1") is not None
+    assert await memory.message("tenant-b", "m1") is None
+
+
+@pytest.fixture
+def mcp_url(settings: Settings, memory: Memory) -> Iterator[str]:
+    port = free_port()
+    app = create_http_app(settings.model_copy(update={"port": port, "run_worker": False}))
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 180
+    while not srv.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        assert thread.is_alive(), "uvicorn stopped"
+        time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}{MCP_PATH}"
+    srv.should_exit = True
+    thread.join(30)
+
+
+def keyed(key: str) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {key}"}, timeout=httpx2.Timeout(600.0)
+    )
+
+
+async def test_mcp_over_streamable_http(mcp_url: str, memory: Memory) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        keyed("key-a") as http,
+        Client(streamable_http_client(mcp_url, http_client=http)) as c,
+    ):
+        mem = await seed_and_recall(c)
+        await provenance(c, mem)
+    # another tenant's key: the same user id and query find nothing of tenant-a's
+    async with (
+        keyed("key-b") as http,
+        Client(streamable_http_client(mcp_url, http_client=http)) as c,
+    ):
+        other = await call(c, "recall", user_id="u-seed", query=QUERY, now=DAY2)
+        assert other["items"] == [] and other["ids"] == []
+        for word in WORDS:
+            assert word not in other["formattedContext"]
+        topics = await call(c, "list_topics", user_id="u-seed")
+        assert topics["topics"] == []
+        missing = await c.call_tool("trace", {"id": "m1"})
+        assert missing.is_error and "NOT_FOUND" in str(missing.content)
+        with pytest.raises(Exception, match="NOT_FOUND"):
+            await c.read_resource("gumem://message/m1")
+    # a wrong key and no key: 401 before the MCP layer, nothing executed
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }
+    headers = {"Accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(timeout=30) as raw:
+        for auth in ({"Authorization": "Bearer wrong-key"}, {}):
+            r = await raw.post(mcp_url, json=init, headers={**headers, **auth})
+            assert r.status_code == 401, r.text
+            assert r.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+        assert (await raw.get(mcp_url.replace(MCP_PATH, "/health"))).status_code == 200
+    with pytest.raises(Exception):  # noqa: B017 - the SDK's client wraps the 401 its own way
+        async with (
+            keyed("wrong-key") as http,
+            Client(streamable_http_client(mcp_url, http_client=http)) as c,
+        ):
+            await c.list_tools()
