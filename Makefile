@@ -6,6 +6,7 @@ LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 LOCOMO_OUT ?= bench/results/locomo.json
 SCENARIOS ?= ../shared/data/scenarios/dev.json
 SCENARIOS_OUT ?= bench/results/scenarios.json
+SRC := core gumem graph api extract tools tests bench
 
 .PHONY: install models run test test-unit test-reliability check format format-check lint types neo4j-stop bench bench-locomo eval-scenarios schema
 
@@ -19,10 +20,10 @@ install: .venv/.installed
 	@touch $@
 
 models: install
-	$(PY) -m gumem.cli models prepare
+	$(PY) -m tools models prepare
 
 run: install models
-	$(PY) -m gumem.cli serve
+	$(PY) -m tools serve
 
 test: install models
 	$(PY) -m pytest -m "not reliability" -ra
@@ -34,13 +35,13 @@ test-reliability: install models
 	$(PY) -m pytest -m reliability -ra -s
 
 format: install
-	$(PY) -m ruff format gumem graph api extract tests bench
+	$(PY) -m ruff format $(SRC)
 
 format-check: install
-	$(PY) -m ruff format --check gumem graph api extract tests bench
+	$(PY) -m ruff format --check $(SRC)
 
 lint: install
-	$(PY) -m ruff check gumem graph api extract tests bench
+	$(PY) -m ruff check $(SRC)
 
 types: install
 	$(PY) -m mypy
@@ -52,7 +53,7 @@ schema: install
 	$(PY) -m api.export > schema.graphql
 
 neo4j-stop: install
-	$(PY) -m gumem.cli neo4j stop
+	$(PY) -m tools neo4j stop
 
 bench: install models
 	$(PY) -m bench.run_all --locomo $(LOCOMO) $(BENCH_FLAGS)

@@ -25,9 +25,9 @@ from api.auth import GRAPHQL_PATH, BearerAuth
 from api.context import Context
 from api.edge import BodyLimit, error_body
 from api.schema import build_schema
-from gumem.errors import GumemError
+from core.errors import GumemError
+from core.settings import Settings, get_settings
 from gumem.runtime import Runtime
-from gumem.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 

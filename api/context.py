@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from api.loaders import Loaders
-from gumem.errors import LimitError
+from core.errors import LimitError
 from gumem.service import Memory
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from api.schema import build_schema
-from gumem.settings import Settings
+from core.settings import Settings
 
 if __name__ == "__main__":
     print(build_schema(Settings()).as_str())

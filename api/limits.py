@@ -49,8 +49,8 @@ from graphql import (
 )
 from strawberry.extensions import SchemaExtension
 
-from gumem.errors import InputError
-from gumem.settings import Settings
+from core.errors import InputError
+from core.settings import Settings
 
 T = TypeVar("T")
 

@@ -32,12 +32,12 @@ from api.types import (
     Topic,
     WorkerHealth,
 )
+from core.errors import GumemError, InputError
+from core.inputs import BatchError, parse_ident
+from core.settings import Settings
 from graph.trace import trace as graph_trace
 from gumem import deletion
-from gumem.errors import GumemError, InputError
-from gumem.inputs import BatchError, parse_ident
 from gumem.recall import Item
-from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
 MAX_PAGE = 200

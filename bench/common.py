@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from gumem.settings import ROOT, Settings
+from core.settings import ROOT, Settings
 
 RESULTS = ROOT / "bench" / "results"
 NEO4J_HOME = Path("/tmp/gumem-bench-neo4j")  # + "-<bolt port>": runs on other ports never share it
@@ -54,7 +54,7 @@ def neo4j(args: argparse.Namespace, fresh: bool = True) -> Iterator[Neo4jHandle]
     if args.neo4j_uri:
         yield Neo4jHandle(args.neo4j_uri, args.neo4j_password, None, None)
         return
-    from gumem import neo4j_dev
+    from tools import neo4j_dev
 
     home: Path = args.neo4j_home or Path(f"{NEO4J_HOME}-{args.bolt_port}")
     if {args.bolt_port, args.http_port} & FORBIDDEN_PORTS:

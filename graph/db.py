@@ -19,8 +19,8 @@ from neo4j import (
 from neo4j.exceptions import AuthError as Neo4jAuthError
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
-from gumem.errors import GumemError, QueryTimeout, StorageUnavailable
-from gumem.settings import Settings
+from core.errors import GumemError, QueryTimeout, StorageUnavailable
+from core.settings import Settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

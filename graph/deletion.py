@@ -10,13 +10,13 @@ from typing import Any, LiteralString, cast
 
 from neo4j import AsyncManagedTransaction
 
+from core.errors import GumemError, NotFoundError
 from extract.types import FactRecord
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid, scope_token, user_uid
 from graph.memory import NewSummary, summary_row
 from graph.models import LABELS
 from graph.queries import query
-from gumem.errors import GumemError, NotFoundError
 
 
 class ConflictError(GumemError):

@@ -11,10 +11,10 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from core.inputs import MessageIn
 from extract.types import author_name
 from graph.db import Database, tx_rows
 from graph.queries import query
-from gumem.inputs import MessageIn
 
 
 def message_uid(tenant: str, message_id: str) -> str:

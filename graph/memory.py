@@ -10,12 +10,12 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from core.errors import GumemError
 from extract.conflicts import Known
 from extract.types import EntityRef, FactDraft, FactRecord, MessageRecord, SummaryDraft, TopicRecord
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid, scope_token, user_uid
 from graph.queries import query
-from gumem.errors import GumemError
 
 
 class Fenced(GumemError):

@@ -1,4 +1,8 @@
-"""The `gumem` command: manage the dev Neo4j and models, serve the API, ingest, recall."""
+"""The `gumem` command: serve the API or MCP, run the worker, ingest, recall, trace.
+
+It talks to the Neo4j at GUMEM_NEO4J_URI (default: the dev Neo4j's address on this machine) and
+loads the prepared model directory; starting the dev Neo4j and preparing models are build
+and development steps (`python -m tools`, `make run`, `make models`), not part of it."""
 
 from __future__ import annotations
 
@@ -14,8 +18,8 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from gumem.errors import GumemError
-from gumem.settings import Settings, get_settings
+from core.errors import GumemError
+from core.settings import Settings, get_settings
 
 log = logging.getLogger("gumem")
 
@@ -30,65 +34,6 @@ def _print(obj: Any, as_json: bool) -> None:
         print(obj)
 
 
-def browser_conf(settings: Settings) -> dict[str, str]:
-    """Neo4j Browser applies GUMem's style sheet and guide (served by the API) on connect.
-
-    Browser runs in the user's web browser and fetches both from the API itself, so a
-    wildcard listen address is replaced by 127.0.0.1, and that host must be on Browser's
-    allowlist (which holds hostnames only). Setting names as in Neo4j 5.26 and Browser 5.x.
-    """
-    host = "127.0.0.1" if settings.host in ("", "0.0.0.0", "::") else settings.host
-    netloc = f"[{host}]" if ":" in host else host
-    base = f"http://{netloc}:{settings.port}/browser"
-    return {
-        "browser.post_connect_cmd": f"style {base}/gumem.grass; play {base}/guide.html",
-        "browser.remote_content_hostname_whitelist": f"{netloc},localhost",
-    }
-
-
-def ensure_neo4j(settings: Settings) -> str:
-    """Start the dev Neo4j unless GUMEM_NEO4J_URI points to one; returns the Bolt URI."""
-    if settings.neo4j_uri:
-        return settings.neo4j_uri
-    from gumem import neo4j_dev
-
-    server = neo4j_dev.start(
-        settings.dev_home,
-        settings.dev_bolt_port,
-        settings.dev_http_port,
-        settings.neo4j_password.get_secret_value(),
-        extra_conf=browser_conf(settings),
-    )
-    return server.bolt_uri
-
-
-def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
-    from gumem import neo4j_dev
-
-    if args.action == "start":
-        uri = ensure_neo4j(settings)
-        print(f"Neo4j running: {uri}  Browser: http://127.0.0.1:{settings.dev_http_port}/browser/")
-        return 0
-    if args.action == "stop":
-        stopped = neo4j_dev.stop(settings.dev_home)
-        print("stopped" if stopped else "not running")
-        return 0
-    server = neo4j_dev.status(settings.dev_home)
-    if server is None:
-        print("not running")
-        return 1
-    print(f"running pid={server.pid} bolt={server.bolt_uri} http={server.http_url}")
-    return 0
-
-
-def cmd_models(args: argparse.Namespace, settings: Settings) -> int:
-    from gumem.modelprep import prepare
-
-    path = prepare(settings.model_cache, force=args.force)
-    print(f"embedding model ready: {path}")
-    return 0
-
-
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
@@ -99,13 +44,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         settings = settings.model_copy(update={"api_keys": SecretStr(f"{key}=dev")})
         print(f"No GUMEM_API_KEYS set: development key for tenant 'dev': {key}")
         print(f"  send it as the header  Authorization: Bearer {key}")
-    ensure_neo4j(settings)
     print(f"GraphiQL:      http://{settings.host}:{settings.port}/graphql")
-    if not settings.neo4j_uri:
-        print(
-            f"Neo4j Browser: http://127.0.0.1:{settings.dev_http_port}/browser/ "
-            f"(user neo4j, password from GUMEM_NEO4J_PASSWORD)"
-        )
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
     return 0
 
@@ -115,7 +54,6 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     from gumem.runtime import Runtime
 
     async def run() -> int:
-        ensure_neo4j(settings)
         rt = Runtime(settings)
         memory = await rt.start()
         try:
@@ -142,7 +80,6 @@ def cmd_maintain(args: argparse.Namespace, settings: Settings) -> int:
     from gumem.runtime import Runtime
 
     async def run() -> dict[str, int]:
-        ensure_neo4j(settings)
         rt = Runtime(settings)
         memory = await rt.start()
         try:
@@ -157,11 +94,11 @@ def cmd_maintain(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     """Dry run of extraction on a JSONL file: the Facts it would write and, for everything
     else, why not (greeting, below the evidence threshold, ...). Touches no database."""
+    from core.inputs import parse_batch
     from extract.behaviour import extract_events
     from extract.facts import extract_chats
     from extract.lang import detect_lang
     from extract.types import MessageRecord
-    from gumem.inputs import parse_batch
     from gumem.models import Models
 
     items = [json.loads(ln) for ln in Path(args.file).read_text().splitlines() if ln.strip()]
@@ -219,7 +156,6 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     if args.port is not None:
         settings = settings.model_copy(update={"port": args.port})
-    ensure_neo4j(settings)
     mcp_server.run(settings, args.transport)
     return 0
 
@@ -307,13 +243,6 @@ def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="gumem", description=__doc__)
     ap.add_argument("-v", "--verbose", action="store_true")
     sub = ap.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("neo4j", help="the development Neo4j (from Maven Central)")
-    p.add_argument("action", choices=["start", "stop", "status"])
-    p.set_defaults(func=cmd_neo4j)
-    p = sub.add_parser("models", help="prepare the offline models")
-    p.add_argument("action", choices=["prepare"])
-    p.add_argument("--force", action="store_true")
-    p.set_defaults(func=cmd_models)
     p = sub.add_parser("serve", help="serve GraphQL on GUMEM_HOST:GUMEM_PORT")
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("explain", help="dry-run extraction on a JSONL file (no database)")

@@ -14,6 +14,15 @@ from typing import Any
 
 import httpx
 
+from core.errors import (
+    AuthError,
+    GumemError,
+    InputError,
+    LimitError,
+    NotFoundError,
+    QueryTimeout,
+    StorageUnavailable,
+)
 from gumem.client_types import (
     AddMessagesResult,
     DeletionImpact,
@@ -24,15 +33,6 @@ from gumem.client_types import (
     Topic,
     Trace,
     turns_to_messages,
-)
-from gumem.errors import (
-    AuthError,
-    GumemError,
-    InputError,
-    LimitError,
-    NotFoundError,
-    QueryTimeout,
-    StorageUnavailable,
 )
 
 log = logging.getLogger(__name__)

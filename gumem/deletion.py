@@ -9,9 +9,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from core.errors import InputError
 from graph import deletion as gd
 from graph.memory import NewSummary
-from gumem.errors import InputError
 from gumem.service import Memory
 
 log = logging.getLogger(__name__)

@@ -23,10 +23,10 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Literal
 
+from core.errors import StorageUnavailable
+from core.settings import Settings
 from extract.types import Extraction, FactDraft, MessageRecord, Rejection
-from gumem.errors import StorageUnavailable
 from gumem.models import Models
-from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
 

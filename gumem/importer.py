@@ -29,10 +29,10 @@ from typing import Any
 
 from tqdm import tqdm
 
+from core.errors import InputError
+from core.inputs import parse_batch
+from core.settings import Settings
 from gumem.client_types import CHAT_ROLES, turn_id, turns_to_messages
-from gumem.errors import InputError
-from gumem.inputs import parse_batch
-from gumem.settings import Settings
 
 FORMATS = ("auto", "jsonl", "openai", "locomo")
 LOCOMO_TIME = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y")

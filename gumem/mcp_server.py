@@ -29,14 +29,14 @@ from starlette.routing import Route
 
 from api.auth import BearerAuth, tenant_for
 from api.edge import BodyLimit
+from core.errors import AuthError, GumemError, InputError, NotFoundError
+from core.inputs import BatchError, parse_ident
+from core.settings import Settings
 from graph import reads
 from graph.trace import trace as graph_trace
 from gumem import deletion
-from gumem.errors import AuthError, GumemError, InputError, NotFoundError
-from gumem.inputs import BatchError, parse_ident
 from gumem.recall import Item
 from gumem.runtime import Runtime
-from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")

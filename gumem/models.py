@@ -6,8 +6,8 @@ import logging
 import threading
 from typing import Any
 
+from core.settings import Settings
 from extract.types import Embedder
-from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
 

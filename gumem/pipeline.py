@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from core.errors import StorageUnavailable
+from core.settings import Settings
 from extract.conflicts import Claim, Known, conflicts, cosine
 from extract.slots import resolve_slot
 from extract.summaries import build_summaries, summary_key
@@ -29,10 +31,8 @@ from extract.types import (
 from extract.zh_grammar import carry_over
 from graph import memory as gm
 from graph.db import Database
-from gumem.errors import StorageUnavailable
 from gumem.extractor import Extractor, Failure, Task, log_failure
 from gumem.models import Models
-from gumem.settings import Settings
 from gumem.worker import WorkerStatus
 
 log = logging.getLogger(__name__)

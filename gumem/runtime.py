@@ -8,11 +8,11 @@ from typing import Any
 
 from neomodel import adb
 
+from core.errors import StorageUnavailable
+from core.settings import Settings
 from graph.db import Database, make_driver
 from graph.schema import apply_schema
-from gumem.errors import StorageUnavailable
 from gumem.service import Memory
-from gumem.settings import Settings
 from gumem.worker import Supervisor
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,8 @@ class Runtime:
         except Exception as exc:
             await driver.close()
             raise StorageUnavailable(
-                "storage unavailable: cannot connect to Neo4j (is it running? `gumem neo4j start`)"
+                "storage unavailable: cannot connect to Neo4j (is it running? in a checkout: "
+                "`python -m tools neo4j start`)"
             ) from exc
         await adb.set_connection(driver=driver)
         pipeline = None

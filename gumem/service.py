@@ -11,15 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from extract.decay import MEMORY_STATUSES, effective_weight, next_status
-from extract.lang import detect_lang
-from extract.timecues import parse_time_cue
-from graph import governance, ingest, reads, schema
-from graph import memory as gmem
-from graph import recall as grecall
-from graph.db import Database
-from gumem.errors import InputError, NotFoundError, StorageUnavailable
-from gumem.inputs import (
+from core.errors import InputError, NotFoundError, StorageUnavailable
+from core.inputs import (
     parse_as_of,
     parse_batch,
     parse_ident,
@@ -27,8 +20,15 @@ from gumem.inputs import (
     parse_tenant,
     parse_text,
 )
+from core.settings import Settings
+from extract.decay import MEMORY_STATUSES, effective_weight, next_status
+from extract.lang import detect_lang
+from extract.timecues import parse_time_cue
+from graph import governance, ingest, reads, schema
+from graph import memory as gmem
+from graph import recall as grecall
+from graph.db import Database
 from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
-from gumem.settings import Settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

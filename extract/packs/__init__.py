@@ -23,10 +23,10 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from core.errors import ConfigError
 from extract import rx
 from extract.lang import fold
 from extract.taxonomy import Taxonomy, TaxonomyEntry, normalize_name
-from gumem.errors import ConfigError
 
 FORMAT_VERSION = 1
 DEFAULT_SPEC = "general"

@@ -17,10 +17,10 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
+from core.settings import ROOT, Settings
 from graph.db import Database
 from gumem.runtime import Runtime
 from gumem.service import Memory
-from gumem.settings import ROOT, Settings
 
 MARKER = "_GumemTestDb"
 TEST_HOME = Path(os.environ.get("GUMEM_TEST_NEO4J_HOME", ROOT / ".gumem" / "test-neo4j"))
@@ -49,7 +49,7 @@ def neo4j_uri() -> Iterator[str]:
     if external:
         yield external
         return
-    from gumem import neo4j_dev
+    from tools import neo4j_dev
 
     neo4j_dev.stop(TEST_HOME)
     shutil.rmtree(TEST_HOME, ignore_errors=True)  # always a database this run created

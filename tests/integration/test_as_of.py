@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from gumem.errors import InputError
+from core.errors import InputError
 from gumem.service import Memory
 from tests.integration.helpers import ADD, gql
 from tests.integration.test_corrections import current_lines, msg

@@ -13,11 +13,11 @@ import pytest
 import uvicorn
 
 from api.app import create_app
+from core.errors import AuthError, InputError
+from core.settings import Settings
 from gumem.client import AsyncClient
 from gumem.client_types import MemoryContext
-from gumem.errors import AuthError, InputError
 from gumem.service import Memory
-from gumem.settings import Settings
 from tests.integration.helpers import seed
 from tests.integration.test_http import free_port, server  # noqa: F401 - the fixture
 
@@ -104,7 +104,7 @@ async def test_async_client_retries_until_the_server_is_up(
     srv.should_exit = True
     await asyncio.to_thread(thread.join, 30)
     # with no retries left, an unreachable server is STORAGE_UNAVAILABLE, not a stack trace
-    from gumem.errors import StorageUnavailable
+    from core.errors import StorageUnavailable
 
     async with AsyncClient(url, "key-a", retries=1, backoff_s=0.01) as c:
         with pytest.raises(StorageUnavailable):

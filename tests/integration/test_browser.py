@@ -27,9 +27,9 @@ import pytest
 import uvicorn
 
 from api.app import create_app
+from core.settings import ROOT, Settings
 from gumem.runtime import Runtime
 from gumem.service import Memory
-from gumem.settings import ROOT, Settings
 from tests.integration.conftest import HTTP_PORT
 from tests.integration.helpers import ADD, A, seed
 

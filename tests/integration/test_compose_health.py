@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gumem.settings import ROOT, Settings
+from core.settings import ROOT, Settings
 from tests.unit.test_compose import compose
 
 TOOL = ROOT / "tools" / "cypher-shell"

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from core.settings import Settings
 from graph import memory as gm
 from graph.db import Database, make_driver, native
 from graph.ingest import user_uid
@@ -20,7 +21,6 @@ from graph.queries import query
 from gumem import deletion
 from gumem.pipeline import Pipeline
 from gumem.service import Memory
-from gumem.settings import Settings
 from tests.integration.helpers import seed
 
 TENANT = "tenant-a"

@@ -16,12 +16,12 @@ from typing import Any
 import httpx
 import pytest
 
+from core.settings import Settings
 from gumem.cli import main as cli
 from gumem.extractor import Extractor
 from gumem.pipeline import Pipeline
 from gumem.runtime import Runtime
 from gumem.service import Memory
-from gumem.settings import Settings
 from tests.integration.helpers import A, B, gql
 from tests.integration.test_http import server  # noqa: F401  (uvicorn on loopback)
 from tests.unit.extraction_hooks import BAD_FACT, HOURS, POISON, SLOW, hooked

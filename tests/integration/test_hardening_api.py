@@ -16,11 +16,11 @@ import pytest
 from graphql import GraphQLError
 
 from api.app import create_app, format_error
+from core.errors import QueryTimeout
+from core.settings import Settings
 from graph.db import Database
-from gumem.errors import QueryTimeout
 from gumem.runtime import Runtime
 from gumem.service import Memory
-from gumem.settings import Settings
 from tests.integration.helpers import ADD, A, B, gql, seed
 
 HEALTH = "{ health { ok } }"

@@ -15,12 +15,12 @@ import pytest
 import uvicorn
 
 from api.app import create_app
+from core.errors import AuthError
+from core.settings import Settings
 from gumem.cli import main as cli
 from gumem.client import Client
-from gumem.errors import AuthError
 from gumem.runtime import Runtime
 from gumem.service import Memory
-from gumem.settings import Settings
 from tests.integration.helpers import ADD, seed
 
 

@@ -17,9 +17,9 @@ import pytest
 import uvicorn
 from mcp import Client, StdioServerParameters
 
+from core.settings import ROOT, Settings
 from gumem.mcp_server import MCP_PATH, create_http_app
 from gumem.service import Memory
-from gumem.settings import ROOT, Settings
 from tests.integration.helpers import seed
 from tests.integration.test_http import free_port
 

@@ -7,9 +7,9 @@ from typing import Any
 import httpx
 import pytest
 
+from core.settings import Settings
 from graph.schema import apply_schema, declared_names
 from gumem.service import Memory
-from gumem.settings import Settings
 from tests.integration.helpers import ADD, B, gql
 
 

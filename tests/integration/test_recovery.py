@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from gumem.errors import StorageUnavailable
+from core.errors import StorageUnavailable
+from core.settings import Settings
 from gumem.service import Memory
-from gumem.settings import Settings
 from tests.integration.helpers import seed
 
 

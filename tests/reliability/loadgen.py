@@ -19,9 +19,9 @@ from typing import Any
 
 import httpx
 
+from core.errors import StorageUnavailable
+from core.settings import ROOT
 from graph.db import Database
-from gumem.errors import StorageUnavailable
-from gumem.settings import ROOT
 from tests.integration.helpers import ADD, seed
 
 MEMORY = """query($u: String!, $q: String!) { memory(userId: $u, query: $q) {

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the ingest edge (gumem.inputs.parse_batch), no database.
+"""Property-based fuzzing of the ingest edge (core.inputs.parse_batch), no database.
 
 Every case must end in a clean outcome: the batch is accepted and every accepted value is
 storable (valid ids, UTF-8-encodable text and metadata, a time zone, 1970-2100), or it is
@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from gumem.errors import InputError
-from gumem.inputs import BatchError, parse_batch, parse_ident
-from gumem.settings import Settings
+from core.errors import InputError
+from core.inputs import BatchError, parse_batch, parse_ident
+from core.settings import Settings
 from tests.reliability.figures import add
 
 pytestmark = pytest.mark.reliability

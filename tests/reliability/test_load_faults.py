@@ -19,14 +19,14 @@ from typing import Any
 import httpx
 import pytest
 
+from core.settings import Settings
 from graph.db import Database
-from gumem import neo4j_dev
 from gumem.service import Memory
-from gumem.settings import Settings
 from tests.integration.conftest import BOLT_PORT, HTTP_PORT, PASSWORD, TEST_HOME, reset
 from tests.integration.helpers import ADD, seed
 from tests.reliability.figures import add, note, record
 from tests.reliability.loadgen import ApiServer, Load, p95, rows, store_check, wait_settled
+from tools import neo4j_dev
 
 pytestmark = pytest.mark.reliability
 

@@ -9,11 +9,11 @@ from typing import Any
 import httpx
 import pytest
 
+from core.errors import NotFoundError, StorageUnavailable
+from core.inputs import parse_batch
+from core.settings import Settings
 from gumem.client import AsyncClient
 from gumem.client_types import turns_to_messages
-from gumem.errors import NotFoundError, StorageUnavailable
-from gumem.inputs import parse_batch
-from gumem.settings import Settings
 
 DOWN_ERROR = {"message": "storage unavailable", "extensions": {"code": "STORAGE_UNAVAILABLE"}}
 DOWN = {"data": None, "errors": [DOWN_ERROR]}

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from gumem.settings import ROOT, Settings
+from core.settings import ROOT, Settings
 
 
 def compose(name: str = "docker-compose.yml") -> dict[str, Any]:

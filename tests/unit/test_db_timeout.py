@@ -8,9 +8,9 @@ import time
 
 import pytest
 
+from core.errors import StorageUnavailable
+from core.settings import Settings
 from graph.db import Database, make_driver
-from gumem.errors import StorageUnavailable
-from gumem.settings import Settings
 
 
 async def test_a_silent_server_fails_the_call_within_its_budget() -> None:

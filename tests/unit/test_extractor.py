@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from core.settings import Settings
 from extract.types import Extraction, MessageRecord
 from gumem.extractor import Extractor, Failure, Task
-from gumem.settings import Settings
 from tests.unit.extraction_hooks import POISON, SLOW, hooked
 
 T0 = datetime(2026, 11, 30, 10, tzinfo=UTC)

@@ -17,10 +17,10 @@ from api.auth import is_open
 from api.edge import BodyLimit
 from api.limits import NESTED, SOURCE_FACTS, worst_case
 from api.schema import build_schema
-from gumem.errors import InputError
-from gumem.inputs import parse_batch, parse_now
+from core.errors import InputError
+from core.inputs import parse_batch, parse_now
+from core.settings import Settings
 from gumem.recall import Item, format_context, inline
-from gumem.settings import Settings
 
 SETTINGS = Settings()
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from core.settings import Settings
 from gumem.cli import main as cli
 from gumem.importer import Options, load, validate
-from gumem.settings import Settings
 
 DIR = Path(__file__).resolve().parent.parent / "fixtures" / "import"
 START = datetime(2026, 11, 1, 8, 0, tzinfo=UTC)

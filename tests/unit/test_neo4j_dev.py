@@ -1,4 +1,4 @@
-"""gumem.neo4j_dev without a Neo4j: validation, pid/ready files, process handling, build cache."""
+"""tools.neo4j_dev without a Neo4j: validation, pid/ready files, process handling, build cache."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gumem import neo4j_dev as nd
+from tools import neo4j_dev as nd
 
 
 @pytest.fixture

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from spacy.language import Language
 
+from core.errors import ConfigError
 from extract import packs
 from extract.behaviour import extract_events
 from extract.lang import fold, team_slug
 from extract.nlp import gazetteer_lookup
 from extract.topics import assign_topics
 from extract.types import MessageRecord
-from gumem.errors import ConfigError
 from tests.unit.test_topics import make_fact
 
 EXTRACT = Path(__file__).resolve().parents[2] / "extract"

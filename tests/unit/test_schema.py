@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from api.schema import build_schema
-from gumem.settings import ROOT, Settings
+from core.settings import ROOT, Settings
 
 CONTRACT = {
     "Mutation": ["addMessages", "setMemoryStatus", "boostSummary", "runMaintenance"],

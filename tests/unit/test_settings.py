@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr, ValidationError
 
-from gumem.errors import ConfigError
-from gumem.settings import DEV_PASSWORD, Settings, load_settings
+from core.errors import ConfigError
+from core.settings import DEV_PASSWORD, Settings, load_settings
 
 
 @pytest.fixture(autouse=True)

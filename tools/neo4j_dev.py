@@ -15,7 +15,7 @@ Everything about one server lives in its home directory:
 The password of user ``neo4j`` is handed to the launcher in the environment (never on the
 command line) and is set on every start, so it is the one given to :func:`start`.
 
-Manual use: ``NEO4J_DEV_PASSWORD=... python -m gumem.neo4j_dev start --home DIR``
+Manual use: ``NEO4J_DEV_PASSWORD=... python -m tools.neo4j_dev start --home DIR``
 (also ``status``, ``stop``, ``build``).
 """
 
@@ -57,7 +57,7 @@ LOG_FILE = Path("logs") / "neo4j-dev.log"
 LOG_ROTATE_BYTES = 10 * 1024 * 1024
 LOG_HEADER = "=== neo4j-dev start "
 
-DEFAULT_TOOLS_DIR = Path(__file__).resolve().parent.parent / "tools" / "neo4j-dev"
+DEFAULT_TOOLS_DIR = Path(__file__).resolve().parent / "neo4j-dev"
 JAR_NAME = "neo4j-dev.jar"
 DEFAULT_HEAP = "1g"
 
@@ -692,7 +692,7 @@ def stop(home: Path, timeout_s: float = 60) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m gumem.neo4j_dev",
+        prog="python -m tools.neo4j_dev",
         description=f"Development Neo4j (password from ${PASSWORD_ENV}).",
     )
     sub = parser.add_subparsers(dest="command", required=True)

@@ -8,9 +8,23 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from extract.types import EVENT_TYPES, ROLES
-from gumem.errors import InputError
-from gumem.settings import Settings
+from core.errors import InputError
+from core.settings import Settings
+
+# what a Message may be: its role and, for behaviour events, the event's type
+EVENT_TYPES = (
+    "message",
+    "search",
+    "filter",
+    "view",
+    "click",
+    "favorite",
+    "dwell",
+    "skip",
+    "purchase",
+    "tool_call",
+)
+ROLES = ("user", "assistant", "system", "tool", "event")
 
 _ID = re.compile(r"^[\w.:@/+\-]{1,200}$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

