@@ -6,6 +6,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,10 @@ from gumem.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
-# Neo4j Browser's style sheet and guide (`:style` / `:play` URLs, see gumem.cli.browser_conf).
-# Browser fetches them from its own origin, the guide with no-cache headers (a preflight).
-BROWSER_DIR = Path(__file__).resolve().parent.parent / "cypher" / "browser"
+# Neo4j Browser's style sheet and guide (`:style` / `:play` URLs, see tools.__main__.browser_conf),
+# package data of `cypher`. Browser fetches them from its own origin, the guide with no-cache
+# headers (a preflight).
+BROWSER_DIR = Path(str(files("cypher").joinpath("browser")))
 BROWSER_FILES = {
     "gumem.grass": "text/plain; charset=utf-8",
     "guide.html": "text/html; charset=utf-8",

@@ -9,7 +9,7 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from graph.trace import Trace as TraceData
+from core.records import Provenance
 from gumem.deletion import Impact
 
 
@@ -41,7 +41,7 @@ class Trace:
     )
 
     @staticmethod
-    def from_data(t: TraceData) -> Trace:
+    def from_data(t: Provenance) -> Trace:
         return Trace(
             root_id=strawberry.ID(t.root_id),
             root_kind=t.root_kind,

@@ -17,7 +17,7 @@ class Context:
     items: int = field(init=False, default=0)  # list items this request has built so far
 
     def __post_init__(self) -> None:
-        self.loaders = Loaders(self.memory.db, self.tenant)
+        self.loaders = Loaders(self.memory, self.tenant)
 
     def charge(self, n: int) -> None:
         """Count `n` more list items; past GUMEM_MAX_RESULT_ITEMS the request stops building."""

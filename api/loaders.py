@@ -1,4 +1,7 @@
-"""DataLoaders: nested traversal costs one query per level, not one per node."""
+"""DataLoaders: nested traversal costs one query per level, not one per node.
+
+They batch the service's reads by id (``Memory.*_by_ids`` and friends); api/ never reaches
+the database itself."""
 
 from __future__ import annotations
 
@@ -7,8 +10,7 @@ from typing import Any
 
 from strawberry.dataloader import DataLoader
 
-from graph import reads
-from graph.db import Database
+from gumem.service import Memory
 
 
 def _loader(
@@ -29,22 +31,19 @@ NO_ROW: dict[str, Any] | None = None
 class Loaders:
     """One set per request, bound to the caller's tenant."""
 
-    def __init__(self, db: Database, tenant: str) -> None:
-        self.message = _loader(lambda ids: reads.messages(db, tenant, ids), NO_ROW)
-        self.fact = _loader(lambda ids: reads.facts(db, tenant, ids), NO_ROW)
-        self.summary = _loader(lambda ids: reads.summaries(db, tenant, ids), NO_ROW)
-        self.facts_of_message = _loader(
-            lambda ids: reads.facts_of_messages(db, tenant, ids), NO_IDS
-        )
-        self.summaries_of_fact = _loader(
-            lambda ids: reads.summaries_of_facts(db, tenant, ids), NO_IDS
-        )
-        self.fact_versions = _loader(lambda ids: reads.fact_versions(db, tenant, ids), NO_VERSIONS)
+    def __init__(self, memory: Memory, tenant: str) -> None:
+        m = memory
+        self.message = _loader(lambda ids: m.messages_by_ids(tenant, ids), NO_ROW)
+        self.fact = _loader(lambda ids: m.facts_by_ids(tenant, ids), NO_ROW)
+        self.summary = _loader(lambda ids: m.summaries_by_ids(tenant, ids), NO_ROW)
+        self.facts_of_message = _loader(lambda ids: m.facts_of_messages(tenant, ids), NO_IDS)
+        self.summaries_of_fact = _loader(lambda ids: m.summaries_of_facts(tenant, ids), NO_IDS)
+        self.fact_versions = _loader(lambda ids: m.fact_versions(tenant, ids), NO_VERSIONS)
         self.active_summaries_of_topic = _loader(
-            lambda ids: reads.summaries_of_topics(db, tenant, ids, False), NO_IDS
+            lambda ids: m.summaries_of_topics(tenant, ids, False), NO_IDS
         )
         self.all_summaries_of_topic = _loader(
-            lambda ids: reads.summaries_of_topics(db, tenant, ids, True), NO_IDS
+            lambda ids: m.summaries_of_topics(tenant, ids, True), NO_IDS
         )
 
     async def many(self, loader: DataLoader[str, Any], ids: list[str]) -> list[Any]:

@@ -33,9 +33,8 @@ from api.types import (
     WorkerHealth,
 )
 from core.errors import GumemError, InputError
-from core.inputs import BatchError, parse_ident
+from core.inputs import BatchError
 from core.settings import Settings
-from graph.trace import trace as graph_trace
 from gumem import deletion
 from gumem.recall import Item
 
@@ -109,7 +108,7 @@ class Query:
         ctx = info.context
         r = await ctx.memory.recall(
             ctx.tenant,
-            parse_ident(user_id, "userId"),
+            user_id,
             query,
             session_id=session_id,
             now=now,
@@ -132,7 +131,7 @@ class Query:
     ) -> list[Topic]:
         ctx = info.context
         lim, off = _page(limit, offset)
-        rows = await ctx.memory.topics(ctx.tenant, parse_ident(user_id, "userId"), lim, off)
+        rows = await ctx.memory.topics(ctx.tenant, user_id, lim, off)
         ctx.charge(len(rows))
         return [
             Topic(
@@ -162,9 +161,7 @@ class Query:
     ) -> list[Fact]:
         ctx = info.context
         lim, off = _page(limit, offset)
-        ids = await ctx.memory.fact_ids(
-            ctx.tenant, parse_ident(user_id, "userId"), include_inactive, lim, off, as_of
-        )
+        ids = await ctx.memory.fact_ids(ctx.tenant, user_id, include_inactive, lim, off, as_of)
         ctx.charge(len(ids))
         return [Fact.from_row(r) for r in await ctx.loaders.many(ctx.loaders.fact, ids)]
 
@@ -186,12 +183,7 @@ class Query:
     @strawberry.field(description="Provenance of a Summary, Fact or Message, both ways.")
     async def trace(self, info: Info[Context, None], id: strawberry.ID) -> Trace | None:
         ctx = info.context
-        t = await graph_trace(
-            ctx.memory.db,
-            ctx.tenant,
-            parse_ident(str(id), "id"),
-            ctx.memory.settings.trace_max_paths,
-        )
+        t = await ctx.memory.trace(ctx.tenant, str(id))
         return Trace.from_data(t) if t else None
 
     @strawberry.field(description="Dry run: what deleteMessage(id) would remove or rebuild.")
@@ -199,9 +191,7 @@ class Query:
         self, info: Info[Context, None], message_id: strawberry.ID
     ) -> DeletionImpact:
         ctx = info.context
-        found = await deletion.impact(
-            ctx.memory, ctx.tenant, parse_ident(str(message_id), "messageId")
-        )
+        found = await deletion.impact(ctx.memory, ctx.tenant, str(message_id))
         return DeletionImpact.from_impact(found)
 
     @strawberry.field(
@@ -311,17 +301,14 @@ class Mutation:
     @strawberry.mutation(description="Delete a Message and everything that depended only on it.")
     async def delete_message(self, info: Info[Context, None], id: strawberry.ID) -> DeletionReport:
         ctx = info.context
-        found, counts = await deletion.delete_message(
-            ctx.memory, ctx.tenant, parse_ident(str(id), "id")
-        )
+        found, counts = await deletion.delete_message(ctx.memory, ctx.tenant, str(id))
         return DeletionReport(impact=DeletionImpact.from_impact(found), counts=JSON(counts))
 
     @strawberry.mutation(description="Erase everything of one user; verifies nothing remains.")
     async def forget_user(self, info: Info[Context, None], user_id: str) -> ForgetReport:
         ctx = info.context
-        uid = parse_ident(user_id, "userId")
-        counts = await deletion.forget_user(ctx.memory, ctx.tenant, uid)
-        return ForgetReport(user_id=uid, counts=JSON(counts), remaining=counts["remaining"])
+        counts = await deletion.forget_user(ctx.memory, ctx.tenant, user_id)
+        return ForgetReport(user_id=user_id, counts=JSON(counts), remaining=counts["remaining"])
 
 
 class GumemSchema(strawberry.Schema):

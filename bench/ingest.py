@@ -158,6 +158,7 @@ def http_ingest(api: Api, batches: list[list[dict[str, Any]]], desc: str) -> int
 
 
 def bare_embedding(memory: Memory, msgs: list[dict[str, Any]]) -> dict[str, Any]:
+    assert memory.pipeline is not None
     emb = memory.pipeline.models.embedder
     emb.embed_passages(["warm up"])
     texts = [m["content"] for m in msgs]
@@ -182,6 +183,7 @@ def bare_embedding(memory: Memory, msgs: list[dict[str, Any]]) -> dict[str, Any]
 
 def count_embeddings(memory: Memory) -> Counter[str]:
     """Count what the pipeline sends to embed_passages (calls, texts, characters)."""
+    assert memory.pipeline is not None
     emb = memory.pipeline.models.embedder
     inner = emb.embed_passages
     counts: Counter[str] = Counter()
@@ -192,7 +194,7 @@ def count_embeddings(memory: Memory) -> Counter[str]:
         counts["chars"] += sum(len(t) for t in texts)
         return list(inner(texts))
 
-    emb.embed_passages = counting
+    emb.embed_passages = counting  # type: ignore[method-assign]
     return counts
 
 
@@ -289,6 +291,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     try:
         phases.append(bare_embedding(memory, msgs))  # always: the reference rate
         log(f"embed: {phases[-1]['msgs_per_s']:.1f} texts/s")
+        assert memory.pipeline is not None
         memory.pipeline.models.en, memory.pipeline.models.zh  # noqa: B018 - load spaCy now
         await warm_up(memory, args.seed)
         if "py-ack" in want:

@@ -212,6 +212,7 @@ async def gumem_messages(
 
 class Dense:
     def __init__(self, memory: Memory, ids: list[str], texts: list[str]) -> None:
+        assert memory.pipeline is not None
         self.emb = memory.pipeline.models.embedder
         self.ids = ids
         self.m = np.asarray(self.emb.embed_passages(texts), dtype=np.float32)

@@ -12,7 +12,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent  # the checkout, when run from one
+# where the dev Neo4j and the prepared models live by default: .gumem/ in a checkout, else
+# ~/.cache/gumem (an installed wheel; set GUMEM_MODEL_CACHE to a prepared model directory)
+STATE = ROOT / ".gumem" if (ROOT / "pyproject.toml").is_file() else Path.home() / ".cache" / "gumem"
 DEV_PASSWORD = "gumem-dev-password"
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 
@@ -31,7 +34,7 @@ class Settings(BaseSettings):
     neo4j_call_timeout_s: float = Field(default=20.0, gt=0)  # one call, retries included
 
     # The dev Neo4j started from Maven Central artifacts (tools/neo4j-dev).
-    dev_home: Path = ROOT / ".gumem" / "neo4j"
+    dev_home: Path = STATE / "neo4j"
     dev_bolt_port: int = 7687
     dev_http_port: int = 7474
 
@@ -71,7 +74,7 @@ class Settings(BaseSettings):
     # domain packs, comma list of built-in names (extract/packs) or paths; later ones extend
     packs: str = "general"
     embedding_model: str = "gumem/multilingual-e5-small-q4"
-    model_cache: Path = ROOT / ".gumem" / "models"
+    model_cache: Path = STATE / "models"
     embedding_threads: int | None = None
 
     # Consolidation, decay and recall

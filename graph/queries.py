@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
+from importlib.resources import files
 from typing import LiteralString, cast
 
-CYPHER_DIR = Path(__file__).resolve().parent.parent / "cypher"
+# the `cypher` package's data: found the same in a checkout and in an installed wheel
+CYPHER_DIR = files("cypher")
 
 
 @cache
@@ -14,7 +15,7 @@ def query(name: str) -> LiteralString:
     """The text of cypher/<name>.cypher. Names come from code, never from callers."""
     if not name.replace("_", "").isalnum():
         raise ValueError(f"bad query name {name!r}")
-    return cast(LiteralString, (CYPHER_DIR / f"{name}.cypher").read_text(encoding="utf-8"))
+    return cast(LiteralString, CYPHER_DIR.joinpath(f"{name}.cypher").read_text(encoding="utf-8"))
 
 
 def schema_statements(dim: int) -> list[LiteralString]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from neo4j.graph import Node, Path
 
+from core.records import Provenance
 from graph.db import Database, native
 from graph.ingest import message_uid
 from graph.queries import query
@@ -47,17 +47,6 @@ BROWSER = {
 }
 
 
-@dataclass
-class Trace:
-    root_id: str
-    root_kind: str
-    nodes: list[dict[str, Any]]
-    edges: list[dict[str, str]]
-    cypher: str
-    params: dict[str, str]
-    truncated: bool = False  # some part had more than `max_paths` paths; the rest are left out
-
-
 def _node(n: Node) -> dict[str, Any]:
     label = next((lb for lb in n.labels if lb in _KEYS), "Node")
     props = dict(n)
@@ -76,7 +65,7 @@ def kind_of(node_id: str) -> str:
     return "Message"
 
 
-async def trace(db: Database, tenant: str, node_id: str, max_paths: int) -> Trace | None:
+async def trace(db: Database, tenant: str, node_id: str, max_paths: int) -> Provenance | None:
     """At most `max_paths` paths per part (sources, versions, summaries...); `truncated`
     says when a part had more."""
     kind = kind_of(node_id)
@@ -108,7 +97,7 @@ async def trace(db: Database, tenant: str, node_id: str, max_paths: int) -> Trac
                 "type": r.type,
                 "target": b["id"],
             }
-    return Trace(
+    return Provenance(
         node_id,
         kind,
         sorted(nodes.values(), key=lambda d: (d["label"], d["id"])),

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import InputError
+from core.inputs import parse_ident, parse_tenant
 from graph import deletion as gd
 from graph.memory import NewSummary
 from gumem.service import Memory
@@ -33,6 +34,7 @@ class Impact:
 
 async def impact(memory: Memory, tenant: str, message_id: str) -> Impact:
     """The dry run: exactly what delete_message will do."""
+    tenant, message_id = parse_tenant(tenant), parse_ident(message_id, "messageId")
     if memory.pipeline is None:
         raise InputError("id", "deletion needs the processing pipeline")
     plan = await gd.plan_deletion(memory.db, tenant, message_id)
@@ -95,6 +97,7 @@ async def _quiet(memory: Memory, tenant: str, user_id: str) -> AsyncIterator[Non
 async def delete_message(
     memory: Memory, tenant: str, message_id: str
 ) -> tuple[Impact, dict[str, int]]:
+    tenant, message_id = parse_tenant(tenant), parse_ident(message_id, "id")
     user_id = (await gd.plan_deletion(memory.db, tenant, message_id)).user_id
     async with _quiet(memory, tenant, user_id):
         for attempt in range(CONFLICT_RETRIES):
@@ -112,9 +115,10 @@ async def delete_message(
 
 
 async def forget_user(memory: Memory, tenant: str, user_id: str) -> dict[str, int]:
+    tenant, user_id = parse_tenant(tenant), parse_ident(user_id, "userId")
     async with _quiet(memory, tenant, user_id):
         return await gd.forget_user(memory.db, tenant, user_id)
 
 
 async def audit_log(memory: Memory, tenant: str, limit: int, offset: int) -> list[dict[str, Any]]:
-    return await gd.audit_log(memory.db, tenant, limit, offset)
+    return await gd.audit_log(memory.db, parse_tenant(tenant), limit, offset)

@@ -32,8 +32,6 @@ from api.edge import BodyLimit
 from core.errors import AuthError, GumemError, InputError, NotFoundError
 from core.inputs import BatchError, parse_ident
 from core.settings import Settings
-from graph import reads
-from graph.trace import trace as graph_trace
 from gumem import deletion
 from gumem.recall import Item
 from gumem.runtime import Runtime
@@ -258,7 +256,7 @@ def build_server(
         Facts and Messages it came from. Pass an id to `trace` to see its evidence."""
         r = await runtime.memory.recall(
             tenant(ctx),
-            parse_ident(user_id, "userId"),
+            user_id,
             query,
             session_id=session_id,
             now=_parse_now(now),
@@ -292,9 +290,7 @@ def build_server(
         Summaries built on them; older and newer versions). Use it to check a recalled
         item before relying on it, or to answer "why do you think that?". Also returns a
         Cypher query to look at the same graph in Neo4j Browser."""
-        t = await graph_trace(
-            runtime.memory.db, tenant(ctx), parse_ident(id, "id"), settings.trace_max_paths
-        )
+        t = await runtime.memory.trace(tenant(ctx), id)
         if t is None:
             raise NotFoundError(f"nothing to trace for id {id!r}")
         out: dict[str, Any] = _plain(
@@ -320,9 +316,7 @@ def build_server(
         """The topics GUMem has filed this user's memory under (e.g. what they shop for,
         their health, their travel), each with how many Summaries and Facts it holds. Use it
         for an overview of what is known about the user; use `recall` to answer a request."""
-        rows = await runtime.memory.topics(
-            tenant(ctx), parse_ident(user_id, "userId"), limit, offset
-        )
+        rows = await runtime.memory.topics(tenant(ctx), user_id, limit, offset)
         return {
             "topics": [
                 {
@@ -344,9 +338,7 @@ def build_server(
         """Dry run of `delete_message`: which Facts would be removed, which Summaries rebuilt
         (and their new text) or retired, and which topics and entities would be left
         empty. Changes nothing; call it and show the user before deleting."""
-        found = await deletion.impact(
-            runtime.memory, tenant(ctx), parse_ident(message_id, "messageId")
-        )
+        found = await deletion.impact(runtime.memory, tenant(ctx), message_id)
         return _impact(found)
 
     @server.tool(
@@ -362,9 +354,7 @@ def build_server(
         """Delete one Message and everything that depended only on it (its Facts, Summary
         text built from them), rebuilding what remains. Only when the user asks to forget
         something they said; it is recorded in the audit log (ids and counts, no content)."""
-        found, counts = await deletion.delete_message(
-            runtime.memory, tenant(ctx), parse_ident(message_id, "id")
-        )
+        found, counts = await deletion.delete_message(runtime.memory, tenant(ctx), message_id)
         return {"impact": _impact(found), "counts": _plain(counts)}
 
     @server.tool(annotations=ToolAnnotations(title="Forget a user", destructive_hint=True))
@@ -376,19 +366,18 @@ def build_server(
         """Erase everything GUMem holds about one user (messages, facts, summaries, topics)
         and verify nothing remains. Irreversible: only on the user's explicit request to be
         forgotten. Recorded in the audit log (ids and counts, no content)."""
-        uid = parse_ident(user_id, "userId")
-        counts = await deletion.forget_user(runtime.memory, tenant(ctx), uid)
-        return {"userId": uid, "counts": _plain(counts), "remaining": counts["remaining"]}
+        counts = await deletion.forget_user(runtime.memory, tenant(ctx), user_id)
+        return {"userId": user_id, "counts": _plain(counts), "remaining": counts["remaining"]}
 
     async def _read(
         ctx: Context,
         kind: str,
-        fetch: Callable[[Any, str, list[str]], Awaitable[dict[str, dict[str, Any]]]],
+        fetch: Callable[[str, list[str]], Awaitable[dict[str, dict[str, Any]]]],
         node_id: str,
     ) -> str:
         try:
             nid = parse_ident(node_id, "id")
-            found = await fetch(runtime.memory.db, tenant(ctx), [nid])
+            found = await fetch(tenant(ctx), [nid])
         except GumemError as exc:
             raise ResourceError(f"{exc.code}: {exc}") from None
         except Exception as exc:
@@ -411,7 +400,7 @@ def build_server(
         mime_type="application/json",
     )
     async def message_resource(id: str, ctx: Context) -> str:
-        return await _read(ctx, "message", reads.messages, id)
+        return await _read(ctx, "message", runtime.memory.messages_by_ids, id)
 
     @server.resource(
         "gumem://fact/{id}",
@@ -420,7 +409,7 @@ def build_server(
         mime_type="application/json",
     )
     async def fact_resource(id: str, ctx: Context) -> str:
-        return await _read(ctx, "fact", reads.facts, id)
+        return await _read(ctx, "fact", runtime.memory.facts_by_ids, id)
 
     @server.resource(
         "gumem://summary/{id}",
@@ -429,7 +418,7 @@ def build_server(
         mime_type="application/json",
     )
     async def summary_resource(id: str, ctx: Context) -> str:
-        return await _read(ctx, "summary", reads.summaries, id)
+        return await _read(ctx, "summary", runtime.memory.summaries_by_ids, id)
 
     return server
 

@@ -20,6 +20,7 @@ from core.inputs import (
     parse_tenant,
     parse_text,
 )
+from core.records import Provenance
 from core.settings import Settings
 from extract.decay import MEMORY_STATUSES, effective_weight, next_status
 from extract.lang import detect_lang
@@ -27,7 +28,9 @@ from extract.timecues import parse_time_cue
 from graph import governance, ingest, reads, schema
 from graph import memory as gmem
 from graph import recall as grecall
+from graph import trace as gtrace
 from graph.db import Database
+from gumem.pipeline import Pipeline
 from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
 
 log = logging.getLogger(__name__)
@@ -42,9 +45,13 @@ class AddResult:
 
 
 class Memory:
-    """GUMem for one process: the database, the settings and the (lazy) models."""
+    """GUMem for one process: the database, the settings and the (lazy) models.
 
-    def __init__(self, db: Database, settings: Settings, pipeline: Any = None) -> None:
+    The service's edge: every caller (GraphQL, MCP, the CLI, in-process code) comes through
+    these methods, which validate what they are given (ids, tenant, limits, times) once,
+    here, and reach the database only through graph/."""
+
+    def __init__(self, db: Database, settings: Settings, pipeline: Pipeline | None = None) -> None:
         self.db = db
         self.settings = settings
         self.pipeline = pipeline
@@ -75,15 +82,17 @@ class Memory:
             accepted = set(stored.accepted)
             users = sorted({m.user_id for m in batch if m.message_id in accepted})
             budget = self.settings.process_timeout_s - (time.monotonic() - started)
-            processed = await self._process(tenant, users, budget)
+            processed = await self._process(self.pipeline, tenant, users, budget)
         return AddResult(stored.accepted, stored.duplicates, processed)
 
-    async def _process(self, tenant: str, users: list[str], budget_s: float) -> int:
+    async def _process(
+        self, pipeline: Pipeline, tenant: str, users: list[str], budget_s: float
+    ) -> int:
         """Process the stored batch, waiting at most `budget_s` (what is left of
         `process_timeout_s` after storing it). Past that the caller gets its answer and the
         work goes on in the background (cancelling it could stop it between its
         transactions); on an outage the worker picks it up."""
-        task: asyncio.Task[int] = asyncio.ensure_future(self.pipeline.process_users(tenant, users))
+        task: asyncio.Task[int] = asyncio.ensure_future(pipeline.process_users(tenant, users))
         done, _ = await asyncio.wait({task}, timeout=max(budget_s, 0.001))
         if task not in done:
             log.warning("processing goes on in the background past the sync budget")
@@ -118,7 +127,42 @@ class Memory:
         return await schema.server_version(self.db)
 
     async def message(self, tenant: str, message_id: str) -> dict[str, Any] | None:
-        return await reads.message(self.db, tenant, message_id)
+        return await reads.message(self.db, parse_tenant(tenant), message_id)
+
+    # Reads by id, batched (GraphQL DataLoaders, MCP resources). An id that is not the
+    # tenant's, or not well formed, is simply not found.
+
+    async def messages_by_ids(self, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        return await reads.messages(self.db, parse_tenant(tenant), ids)
+
+    async def facts_by_ids(self, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        return await reads.facts(self.db, parse_tenant(tenant), ids)
+
+    async def summaries_by_ids(self, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        return await reads.summaries(self.db, parse_tenant(tenant), ids)
+
+    async def facts_of_messages(self, tenant: str, ids: list[str]) -> dict[str, list[str]]:
+        return await reads.facts_of_messages(self.db, parse_tenant(tenant), ids)
+
+    async def summaries_of_facts(self, tenant: str, ids: list[str]) -> dict[str, list[str]]:
+        return await reads.summaries_of_facts(self.db, parse_tenant(tenant), ids)
+
+    async def fact_versions(self, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        return await reads.fact_versions(self.db, parse_tenant(tenant), ids)
+
+    async def summaries_of_topics(
+        self, tenant: str, ids: list[str], include_inactive: bool
+    ) -> dict[str, list[str]]:
+        return await reads.summaries_of_topics(self.db, parse_tenant(tenant), ids, include_inactive)
+
+    async def trace(self, tenant: str, node_id: str) -> Provenance | None:
+        """Provenance of a Summary, Fact or Message id, both ways (None: nothing by that id)."""
+        return await gtrace.trace(
+            self.db,
+            parse_tenant(tenant),
+            parse_ident(node_id, "id"),
+            self.settings.trace_max_paths,
+        )
 
     async def recall(
         self,
@@ -134,6 +178,8 @@ class Memory:
         recalls what was known at that time: Messages up to it, the Facts valid at it (one
         superseded later shows as current), each Summary's latest version whose Facts were
         all valid at it. Relative time cues still resolve against `now`."""
+        tenant = parse_tenant(tenant)
+        user_id = parse_ident(user_id, "userId")
         query = parse_text(query, "query", 2000)
         if not query.strip():
             raise InputError("query", "must not be empty")
@@ -209,8 +255,11 @@ class Memory:
         self._background.add(task)
         task.add_done_callback(self._finished)
 
-    async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[Any]:
-        return await reads.topics_of_user(self.db, tenant, user_id, limit, offset)
+    async def topics(
+        self, tenant: str, user_id: str, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        user_id = parse_ident(user_id, "userId")
+        return await reads.topics_of_user(self.db, parse_tenant(tenant), user_id, limit, offset)
 
     async def fact_ids(
         self,
@@ -222,8 +271,15 @@ class Memory:
         as_of: datetime | None = None,
     ) -> list[str]:
         """A user's Fact ids: the active ones (or all), or with `as_of` those valid then."""
+        user_id = parse_ident(user_id, "userId")
         return await reads.facts_of_user(
-            self.db, tenant, user_id, include_inactive, limit, offset, parse_as_of(as_of)
+            self.db,
+            parse_tenant(tenant),
+            user_id,
+            include_inactive,
+            limit,
+            offset,
+            parse_as_of(as_of),
         )
 
     async def set_memory_status(self, tenant: str, summary_id: str, status: str) -> None:

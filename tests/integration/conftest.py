@@ -75,14 +75,14 @@ def settings(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Settin
 
 async def _claim(db: Database) -> None:
     """Refuse a database we did not create: it must be empty or carry our marker."""
-    rows = await db.rows(f"MATCH (m:{MARKER}) RETURN count(m) AS n")  # type: ignore[arg-type]
+    rows = await db.rows(f"MATCH (m:{MARKER}) RETURN count(m) AS n")
     if rows[0]["n"]:
         return
     rows = await db.rows("MATCH (n) RETURN count(n) AS n")
     if rows[0]["n"]:
         pytest.exit("refusing to run: the test Neo4j holds data this test run did not create", 3)
     async with db.driver.session(database=db.database) as s:
-        await (await s.run(f"CREATE (:{MARKER} {{token: $t}})", t=uuid.uuid4().hex)).consume()  # type: ignore[arg-type]
+        await (await s.run(f"CREATE (:{MARKER} {{token: $t}})", t=uuid.uuid4().hex)).consume()
 
 
 @pytest.fixture(scope="session")
@@ -105,7 +105,7 @@ async def memory(runtime: Runtime) -> AsyncIterator[Memory]:
 
 async def reset(db: Database) -> None:
     async with db.driver.session(database=db.database) as s:
-        await (await s.run(f"MATCH (n) WHERE NOT n:{MARKER} DETACH DELETE n")).consume()  # type: ignore[arg-type]
+        await (await s.run(f"MATCH (n) WHERE NOT n:{MARKER} DETACH DELETE n")).consume()
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import asyncio
 import threading
 import time
 from datetime import datetime
+from typing import Any
 
 import pytest
 import uvicorn
@@ -61,7 +62,7 @@ async def test_async_client_seed_typed_results(server: str) -> None:  # noqa: F8
 
 
 async def test_async_client_chat_turns(server: str) -> None:  # noqa: F811
-    turns = [
+    turns: list[dict[str, Any]] = [
         {"role": "system", "content": "You are a helpful assistant."},
         {"role": "user", "content": "I'm allergic to peanuts, keep that in mind."},
         {"role": "assistant", "content": "Noted, no peanuts."},
@@ -93,7 +94,12 @@ async def test_async_client_retries_until_the_server_is_up(
             log_level="warning",
         )
     )
-    thread = threading.Thread(target=lambda: (time.sleep(1.0), srv.run()), daemon=True)
+
+    def late_start() -> None:
+        time.sleep(1.0)
+        srv.run()
+
+    thread = threading.Thread(target=late_start, daemon=True)
     async with AsyncClient(
         url, "key-a", timeout_s=600, retries=12, backoff_s=0.5, max_backoff_s=4.0
     ) as c:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from core.settings import Settings
+from extract.types import FactDraft
 from graph import memory as gm
 from graph.db import Database, make_driver, native
 from graph.ingest import user_uid
@@ -261,7 +262,7 @@ async def test_a_stale_token_writes_nothing(memory: Memory) -> None:
     assert await gm.user_token(memory.db, TENANT, USER) != token
 
     ok = [m for m in pending if m.message_id != TARGET]  # even facts of kept Messages
-    draft = gm.FactDraft(
+    draft = FactDraft(
         content="The user is vegetarian",
         kind="preference",
         source_message_ids=(ok[0].message_id,),
@@ -327,7 +328,7 @@ async def test_a_write_waiting_on_the_deletions_lock_sees_its_token(memory: Memo
     await store(memory, FIRST)
     token = await gm.user_token(memory.db, TENANT, USER)
     pending = await gm.pending_messages(memory.db, TENANT, USER)
-    draft = gm.FactDraft(
+    draft = FactDraft(
         content="The user is vegetarian",
         kind="preference",
         source_message_ids=("a1",),

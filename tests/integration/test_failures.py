@@ -87,6 +87,7 @@ async def test_each_message_fails_alone_then_is_listed_and_requeued(
 ) -> None:
     quiet_driver(caplog)
     p = hooked_memory.pipeline
+    assert p is not None
     await hooked_memory.add_messages(
         "tenant-a",
         [
@@ -144,6 +145,7 @@ async def test_a_failing_event_window_fails_no_chat_message(
     hooked_memory: Memory, memory: Memory
 ) -> None:
     p = hooked_memory.pipeline
+    assert p is not None
     ev = {"role": "event", "eventType": "search"}
     await hooked_memory.add_messages(
         "tenant-a",
@@ -165,6 +167,7 @@ async def test_a_fact_that_cannot_be_written_fails_its_message_alone(
 ) -> None:
     quiet_driver(caplog)
     p = hooked_memory.pipeline
+    assert p is not None
     await hooked_memory.add_messages(
         "tenant-a",
         [msg(1, "I live in Berlin."), msg(2, f"{BAD_FACT} {SECRET}"), msg(3, "I love jazz.")],
@@ -186,6 +189,7 @@ async def test_health_answers_while_a_message_runs_for_hours(
     pending again after a restart); in a worker process it is killed at its budget, fails
     alone, and /health answers throughout."""
     p = hooked_memory.pipeline
+    assert p is not None
     assert p is not None
     await p.extractor.run([])  # nothing: the pool starts lazily, with the first task
     await hooked_memory.add_messages(

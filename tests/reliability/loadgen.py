@@ -242,7 +242,7 @@ async def rows(
     """A read that waits out a Neo4j restart."""
     for i in range(attempts):
         try:
-            return await db.rows(cypher, **params)  # type: ignore[arg-type]
+            return await db.rows(cypher, **params)
         except StorageUnavailable:
             if i == attempts - 1:
                 raise

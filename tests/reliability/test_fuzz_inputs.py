@@ -264,7 +264,7 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
 def message(draw: st.DrawFn) -> Any:
     if draw(st.integers(0, 40)) == 0:
         return draw(WRONG_TYPE)  # not an object at all
-    item = dict(VALID)
+    item: dict[str, Any] = dict(VALID)
     for field in draw(st.lists(st.sampled_from(sorted(FIELD_VALUES)), max_size=3, unique=True)):
         if draw(st.integers(0, 9)) == 0:
             item.pop(field, None)

@@ -64,7 +64,7 @@ def test_backoff_grows_and_is_capped() -> None:
 
 
 def test_turns_become_valid_messages_with_stable_ids() -> None:
-    turns = [
+    turns: list[dict[str, Any]] = [
         {"role": "system", "content": "be brief"},
         {"role": "user", "content": "I moved to a new flat last week."},
         {"role": "assistant", "content": "Congratulations!"},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from extract.conflicts import Claim, Known, conflicts, values
 
@@ -13,13 +14,13 @@ FAR = [0.0, 0.0, 1.0]
 
 
 def known(fid: str, content: str, vec: list[float], kind: str = "fact", **kw: object) -> Known:
-    args: dict = dict(polarity="neutral", slot=None, valid_from=T0, sources=(f"m-{fid}",))
+    args: dict[str, Any] = dict(polarity="neutral", slot=None, valid_from=T0, sources=(f"m-{fid}",))
     args.update(kw)
     return Known(fid, content, kind, embedding=vec, **args)
 
 
 def claim(content: str, vec: list[float], correction: bool = True, **kw: object) -> Claim:
-    args: dict = dict(kind="fact", polarity="neutral", slot=None, retracts=False)
+    args: dict[str, Any] = dict(kind="fact", polarity="neutral", slot=None, retracts=False)
     args.update(kw)
     return Claim(
         "new", content, args.pop("kind"), args.pop("polarity"), args.pop("slot"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from bench.scenario_checks import (
@@ -31,7 +33,7 @@ ZH = FactView("f4", "用户固定每周六上午 9-11 点送达", "active", ("m1
 FACTS = [BUDGET_OLD, BUDGET_NEW, LAPTOP, ZH]
 
 
-def passed(results: list) -> list[bool]:
+def passed(results: list[Any]) -> list[bool]:
     return [r.passed for r in results]
 
 

@@ -14,7 +14,7 @@ from spacy.language import Language
 from extract import zh_grammar as g
 from extract.conflicts import Claim, Known, conflicts
 from extract.facts import extract_chat
-from extract.types import Extraction, MessageRecord
+from extract.types import Extraction, Lang, MessageRecord
 
 TS = datetime(2026, 5, 4, 8, 0, tzinfo=UTC)
 
@@ -294,7 +294,7 @@ def test_the_pipeline_carries_the_change_into_the_replaced_fact() -> None:
     from graph.memory import NewFact
     from gumem.pipeline import carried
 
-    def draft(content: str, lang: str = "zh") -> FactDraft:
+    def draft(content: str, lang: Lang = "zh") -> FactDraft:
         return FactDraft(
             content=content, kind="fact", source_message_ids=("m3",), time_start=TS,
             time_end=TS, lang=lang, key=f"fact:{content}",

@@ -1,0 +1,20 @@
+"""Records that cross rooms: built in graph/, carried by the service, mapped by api/ and MCP."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Provenance:
+    """One id's provenance both ways (graph/trace.py builds it): the nodes and edges of the
+    paths through it, and the Cypher that shows the same graph in Neo4j Browser."""
+
+    root_id: str
+    root_kind: str
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, str]]
+    cypher: str
+    params: dict[str, str]
+    truncated: bool = False  # some part had more than `max_paths` paths; the rest are left out

@@ -1,0 +1,113 @@
+"""Dependencies point one way: entry points -> api -> service (gumem) -> graph -> extract -> core.
+
+Every import of the project's own packages (at module level, inside functions and under
+TYPE_CHECKING alike) is read from the source with `ast` and checked against the layer of the
+importing module. A module may import its own layer or any layer below it, never one above;
+api/ may not reach graph/ or extract/ at all (it talks to the service only); nothing that ships
+imports tools/ (build and dev tools). docs/architecture.md describes the rooms.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ("core", "extract", "graph", "gumem", "api")
+
+# the processes' entry points: they wire api/ and the service together, so they sit on top
+ENTRY_POINTS = {"gumem.cli", "gumem.mcp_server"}
+RANK = {"core": 0, "extract": 1, "graph": 2, "gumem": 3, "api": 4, "entry": 5, "tools": 6}
+# besides the order: rooms a layer may not enter even though they are below it
+FORBIDDEN = {"api": {"graph", "extract"}}
+
+
+def layer_of(module: str) -> str | None:
+    if module in ENTRY_POINTS:
+        return "entry"
+    top = module.split(".")[0]
+    return top if top in RANK else None
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported(tree: ast.AST, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """(line, module) of every import in `tree`, relative ones resolved against `module`."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = module.split(".")
+                drop = node.level - 1 if is_package else node.level
+                parent = parent[: len(parent) - drop] if drop else parent
+                base = ".".join([*parent, base] if base else parent)
+            names = [f"{base}.{a.name}" for a in node.names] if not node.module else [base]
+            found += [(node.lineno, n) for n in names]
+    return found
+
+
+def violations(module: str, source: str, is_package: bool = False) -> list[str]:
+    here = layer_of(module)
+    if here is None:
+        return []
+    out = []
+    for line, target in imported(ast.parse(source), module, is_package):
+        there = layer_of(target)
+        if there is None or there == here:
+            continue
+        if RANK[there] > RANK[here] or there in FORBIDDEN.get(here, set()):
+            out.append(f"{module}:{line} ({here}) imports {target} ({there})")
+    return out
+
+
+def shipped_modules() -> list[Path]:
+    return sorted(p for pkg in SHIPPED for p in (ROOT / pkg).rglob("*.py"))
+
+
+def test_every_import_points_down() -> None:
+    found = []
+    for path in shipped_modules():
+        found += violations(module_name(path), path.read_text(), path.name == "__init__.py")
+    assert not found, "imports that run against the layers:\n" + "\n".join(found)
+
+
+def test_the_tree_is_read() -> None:
+    """The check sees the project: each shipped package has modules, and imports are found."""
+    paths = shipped_modules()
+    assert {module_name(p).split(".")[0] for p in paths} == set(SHIPPED)
+    service = ROOT / "gumem" / "service.py"
+    targets = {t for _, t in imported(ast.parse(service.read_text()), "gumem.service", False)}
+    assert "graph.db" in targets and "core.settings" in targets
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("graph.db", "from gumem.service import Memory\n"),  # graph -> service
+        ("core.errors", "import extract.types\n"),  # bottom -> extract
+        ("extract.facts", "def f():\n    from graph import reads\n"),  # lazy, still upward
+        ("api.loaders", "from graph import reads\n"),  # api around the service
+        ("gumem.service", "from api.types import Fact\n"),  # service -> api
+        ("gumem.models", "from tools import modelprep\n"),  # runtime -> dev tools
+        ("graph.trace", "from ..gumem import service\n"),  # relative, upward
+    ],
+)
+def test_an_upward_import_is_caught(module: str, source: str) -> None:
+    assert violations(module, source)
+
+
+def test_downward_and_sideways_imports_pass() -> None:
+    assert not violations("api.schema", "from gumem.service import Memory\nfrom core import errors")
+    assert not violations("graph.memory", "from extract.types import FactRecord\n")
+    assert not violations("gumem.cli", "from api.app import create_app\n")
+    assert not violations("gumem.recall", "from . import models\n", is_package=False)
