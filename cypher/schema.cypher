@@ -1,6 +1,6 @@
 // GUMem schema. Applied idempotently at start-up (graph.schema.apply_schema).
 // Full-text indexes carry `scope` (a per-user token) so a search is filtered inside
-// Lucene to one tenant's user. {dim} is the embedding model's dimension, an integer filled in by the loader.
+// Lucene to one tenant's user.
 CREATE CONSTRAINT message_uid IF NOT EXISTS FOR (n:Message) REQUIRE n.uid IS UNIQUE;
 CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (n:Fact) REQUIRE n.fact_id IS UNIQUE;
 CREATE CONSTRAINT summary_id IF NOT EXISTS FOR (n:Summary) REQUIRE n.summary_id IS UNIQUE;
@@ -22,7 +22,6 @@ CREATE INDEX entity_scope IF NOT EXISTS FOR (n:Entity) ON (n.tenant, n.user_id);
 CREATE INDEX audit_tenant IF NOT EXISTS FOR (n:AuditRecord) ON (n.tenant);
 CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (n:Fact) ON EACH [n.content, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 CREATE FULLTEXT INDEX summary_text IF NOT EXISTS FOR (n:Summary) ON EACH [n.content, n.topic, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
-CREATE FULLTEXT INDEX topic_text IF NOT EXISTS FOR (n:Topic) ON EACH [n.name, n.aliases_text, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 // A Message is found by its author's name too (metadata speaker / name / display name);
 // message_text (content only) is replaced by message_search.
 DROP INDEX message_text IF EXISTS;
@@ -33,3 +32,5 @@ DROP INDEX fact_embedding IF EXISTS;
 DROP INDEX summary_embedding IF EXISTS;
 DROP INDEX topic_embedding IF EXISTS;
 DROP INDEX message_embedding IF EXISTS;
+// No query searched Topics by text (topics are matched by name and embedding in Python).
+DROP INDEX topic_text IF EXISTS;

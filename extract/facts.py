@@ -19,12 +19,12 @@ from spacy.tokens import Doc, Token
 from extract import clause_grammar as cg
 from extract import rx, zh_grammar
 from extract.conflicts import CUE_EN, CUE_ZH
-from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
+from extract.lang import detect_lang, fmt_number, parse_number, team_slug
 from extract.nlp import doc_text, entity_refs, ents_in, gazetteer_lookup
 from extract.packs import Pack, PackPattern
 from extract.packs import current as current_pack
 from extract.slots import cut_zh, make_that_en, retracts_en, retracts_zh, slot_en, slot_zh
-from extract.timecues import resolve_relative_days
+from extract.timecues import resolve_relative_days, time_range
 from extract.types import (
     EntityRef,
     Extraction,

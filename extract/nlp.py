@@ -346,11 +346,6 @@ def entity_ref(ent: Span) -> EntityRef:
     return EntityRef(name=ent.text, type=ent.label_, normalized=norm)
 
 
-def iter_docs(nlp: Language, texts: Iterable[str], batch_size: int = 64) -> Iterator[Doc]:
-    """``nlp.pipe`` with a typed signature."""
-    yield from nlp.pipe(texts, batch_size=batch_size)
-
-
 def gazetteer_lookup(text: str) -> tuple[str, str] | None:
     """(label, canonical name) for a gazetteer alias of the current packs, else None."""
     table = current().gazetteer

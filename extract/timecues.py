@@ -1,4 +1,6 @@
-"""Time cues in a recall query ("昨天", "上周", "yesterday", "in March") → a time window."""
+"""Time cues, in one place: calendar words, the span a message's cue names (stored with its
+Fact), the window a recall query's cue points at ("昨天", "上周", "yesterday", "in March"),
+and relative days in a Fact resolved to the date they name."""
 
 from __future__ import annotations
 
@@ -6,7 +8,209 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from extract import rx
-from extract.lang import MONTHS_EN, WEEKDAYS_EN, month_index, weekday_index
+from extract.lang import fold, parse_number
+
+# --- calendar words and ranges ----------------------------------------------------------------
+#
+# One interval convention: a range is half-open, [start, end) — a day runs from its midnight
+# to the next. A Fact's stored span is closed instead (its end is the last instant it covers,
+# which the recall queries compare with <=): time_range() converts, in one place (_closed).
+
+WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS_ZH = "一二三四五六日"
+MONTHS_EN = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+
+
+Span = tuple[datetime, datetime]
+
+
+def _day(ts: datetime, offset: int) -> Span:
+    """The day `offset` days from `ts`'s day (0: that day), [midnight, next midnight)."""
+    start = (ts + timedelta(days=offset)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, start + timedelta(days=1)
+
+
+def _week(ts: datetime, offset: int) -> Span:
+    """The Monday-to-Monday week `offset` weeks from `ts`'s week."""
+    start, _ = _day(ts, -ts.weekday() + 7 * offset)
+    return start, start + timedelta(days=7)
+
+
+def _month(ts: datetime, year: int, month: int) -> Span:
+    """A calendar month; a month past 12 or below 1 rolls the year."""
+    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    start = ts.replace(year=year, month=month, day=1, hour=0, minute=0, second=0, microsecond=0)
+    return start, start.replace(year=year + month // 12, month=month % 12 + 1)
+
+
+def _year(ts: datetime, year: int) -> Span:
+    start = ts.replace(year=year, month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
+    return start, start.replace(year=year + 1)
+
+
+def _closed(span: Span) -> Span:
+    """[start, end) as the closed span a Fact stores: [start, end - 1 µs]."""
+    return span[0], span[1] - timedelta(microseconds=1)
+
+
+_WEEKDAY_INDEX = {fold(w): i for i, w in enumerate(WEEKDAYS_EN)} | {
+    d: i for i, d in enumerate(WEEKDAYS_ZH)
+}
+_WEEKDAY_INDEX["天"] = 6
+_MONTH_INDEX = {fold(m): i for i, m in enumerate(MONTHS_EN, start=1)}
+
+
+def weekday_index(word: str) -> int | None:
+    """0 for Monday ... 6 for Sunday, from an English or Chinese weekday word."""
+    return _WEEKDAY_INDEX.get(fold(word))
+
+
+def month_index(word: str) -> int | None:
+    """1 to 12 from an English month name ("ſeptember" too) or a number; None otherwise."""
+    if word.isdigit() and len(word) <= 2:
+        month = int(word)
+        return month if 1 <= month <= 12 else None
+    return _MONTH_INDEX.get(fold(word))
+
+
+_WD_ZH = r"(?:周|星期|礼拜)([一二三四五六日天])"
+_WD_EN = r"(" + "|".join(WEEKDAYS_EN) + r")"
+_MON_EN = r"(" + "|".join(MONTHS_EN) + r")"
+# Relative cues, most specific first. Each maps (match, ts) to a (start, end) range.
+TIME_CUES: tuple[tuple[rx.Pattern, str], ...] = tuple(
+    (rx.compile(p, rx.IGNORECASE), name)
+    for p, name in (
+        (r"前天|the day before yesterday", "day:-2"),
+        (r"后天|the day after tomorrow", "day:2"),
+        (r"昨天|昨晚|昨日|yesterday|last night", "day:-1"),
+        (r"明天|明早|明晚|tomorrow", "day:1"),
+        (r"今天|今晚|今早|\btoday\b|\btonight\b|this morning|this evening", "day:0"),
+        (r"上周" + r"([一二三四五六日天])|上星期([一二三四五六日天])|last " + _WD_EN, "lastwd"),
+        (r"下周" + r"([一二三四五六日天])|下星期([一二三四五六日天])|next " + _WD_EN, "nextwd"),
+        (r"上周|上星期|上个星期|上礼拜|last week|a week ago", "week:-1"),
+        (r"这周|本周|这个星期|this week", "week:0"),
+        (r"下周|下星期|下个星期|next week", "week:1"),
+        (r"上个月|上月|last month|a month ago", "month:-1"),
+        (r"下个月|下月|next month", "month:1"),
+        (r"去年|last year|a year ago", "year:-1"),
+        (r"明年|next year", "year:1"),
+        (r"(\d+|[一二两三四五六七八九十]+)\s*天前|(\d+|a few|two|three) days ago", "daysago"),
+        (r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", "ymd"),
+        (r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", "md"),
+        (
+            _MON_EN
+            + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b|\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+            + _MON_EN,
+            "md_en",
+        ),
+        # "(?:\D|$)" stands for "not before a digit" (only the groups are used)
+        (r"(\d{1,2})\s*月份?(?:\D|$)|\bin\s+" + _MON_EN, "month_named"),
+    )
+)
+_WORD_NUMS = {"a few": 3, "two": 2, "three": 3}
+_NEXT = "next"  # this cue gives no range: try the next one
+
+
+def time_range(text: str, ts: datetime, future: bool = False) -> Span | None:
+    """Resolve the first time cue in a message against its time: the closed span a Fact
+    stores (its end is the last microsecond covered); None if there is no cue.
+
+    future=True (plans) resolves bare months/dates forward, otherwise backward. Never
+    raises: a cue whose range falls outside what datetime holds (a message time in year 1
+    or 9999, "99999 days ago") gives no range.
+    """
+    for pattern, name in TIME_CUES:
+        m = pattern.search(text)
+        if not m:
+            continue
+        try:
+            span = _cue_range(name, m, ts, future)
+            if span != _NEXT:
+                return _closed(span) if isinstance(span, tuple) else None
+        except (ValueError, OverflowError):
+            return None
+    return None
+
+
+def _cue_range(name: str, m: rx.Match, ts: datetime, future: bool) -> Span | str | None:
+    groups = [g for g in m.groups() if g]
+    kind, _, arg = name.partition(":")
+    if kind == "day":
+        return _day(ts, int(arg))
+    if kind == "week":
+        return _week(ts, int(arg))
+    if kind == "month":
+        return _month(ts, ts.year, ts.month + int(arg))
+    if kind == "year":
+        return _year(ts, ts.year + int(arg))
+    if kind in ("lastwd", "nextwd"):
+        wd = weekday_index(groups[0])
+        if wd is None:
+            return None
+        if kind == "nextwd":
+            return _day(ts, -ts.weekday() + 7 + wd)
+        if m.group(0).startswith("上"):
+            return _day(ts, -ts.weekday() - 7 + wd)
+        back = (ts.weekday() - wd) % 7 or 7
+        return _day(ts, -back)
+    if kind == "daysago":
+        g = fold(groups[0])
+        n = _WORD_NUMS.get(g) or parse_number(g) or 1
+        return _day(ts, -int(n))
+    if kind in ("ymd", "md", "md_en"):
+        return _resolve_date(name, groups, ts, future)
+    # month_named
+    month = month_index(groups[0])
+    if month is None:
+        return _NEXT
+    year = ts.year
+    if not future and month > ts.month:
+        year -= 1
+    if future and month < ts.month:
+        year += 1
+    return _month(ts, year, month)
+
+
+def _resolve_date(name: str, groups: list[str], ts: datetime, future: bool) -> Span | None:
+    if name == "ymd":
+        year, month, day = int(groups[0]), int(groups[1]), int(groups[2])
+    elif name == "md":
+        year, month, day = ts.year, int(groups[0]), int(groups[1])
+    else:
+        a, b = groups
+        mon, d = (a, b) if month_index(a) is not None and not a.isdigit() else (b, a)
+        found = month_index(mon)
+        if found is None or not d.isdigit():
+            return None
+        year, month, day = ts.year, found, int(d)
+    try:
+        start = ts.replace(
+            year=year, month=month, day=day, hour=0, minute=0, second=0, microsecond=0
+        )
+    except ValueError:
+        return None
+    if name != "ymd":
+        if not future and start > ts:
+            start = start.replace(year=year - 1)
+        elif future and start + timedelta(days=1) < ts:
+            start = start.replace(year=year + 1)
+    return start, start + timedelta(days=1)
+
+
+# --- recall: the window a query's time cue points at ---------------------------------------
 
 _ZH_DIGITS = {
     "一": 1,
@@ -26,29 +230,18 @@ _ZH_DIGITS = {
 
 @dataclass(frozen=True)
 class Window:
+    """[start, end): the half-open range a query's cue names, and the cue's own words."""
+
     start: datetime
     end: datetime
     cue: str
 
 
-def _day(now: datetime, back: int) -> tuple[datetime, datetime]:
-    start = now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=back)
-    return start, start + timedelta(days=1)
-
-
-def _week(now: datetime, back: int) -> tuple[datetime, datetime]:
-    monday = now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=now.weekday())
-    start = monday - timedelta(weeks=back)
-    return start, start + timedelta(weeks=1)
-
-
-def _month(now: datetime, month: int, back_years: int = 0) -> tuple[datetime, datetime]:
+def _recalled_month(now: datetime, month: int, back_years: int = 0) -> Span:
     year = now.year - back_years
     if month > now.month and back_years == 0:
         year -= 1  # "in March" said in January means last March
-    start = now.replace(year=year, month=month, day=1, hour=0, minute=0, second=0, microsecond=0)
-    end = start.replace(year=year + 1, month=1) if month == 12 else start.replace(month=month + 1)
-    return start, end
+    return _month(now, year, month)
 
 
 _DAY_CUES: list[tuple[rx.Pattern, int]] = [
@@ -82,28 +275,28 @@ def _parse_time_cue(query: str, now: datetime) -> Window | None:
     for pattern, back in _DAY_CUES:
         m = pattern.search(query)
         if m:
-            start, end = _day(now, back)
+            start, end = _day(now, -back)
             return Window(start, end, m.group(0))
     for pattern, back in _WEEK_CUES:
         m = pattern.search(query)
         if m:
-            start, end = _week(now, back)
+            start, end = _week(now, -back)
             return Window(start, end, m.group(0))
     m = _LAST_MONTH.search(query)
     if m:
         month = now.month - 1 or 12
-        start, end = _month(now, month, 1 if now.month == 1 else 0)
+        start, end = _recalled_month(now, month, 1 if now.month == 1 else 0)
         return Window(start, end, m.group(0))
     m = _MONTH_EN.search(query)
     named = month_index(m.group(1)) if m else None
     if m and named is not None:
-        start, end = _month(now, named)
+        start, end = _recalled_month(now, named)
         return Window(start, end, m.group(0))
     m = _MONTH_ZH.search(query)
     if m:
         raw = m.group(2)
         month = _ZH_DIGITS.get(raw) or int(raw)
-        start, end = _month(now, month)
+        start, end = _recalled_month(now, month)
         return Window(start, end, m.group("cue"))
     return None
 

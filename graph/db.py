@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, LiteralString, TypeVar
 
@@ -145,20 +144,6 @@ async def tx_rows(
     result = await tx.run(cypher, params)
     # dict(), not Record.data(): our queries return maps, and data() re-walks every value
     return [dict(r) async for r in result]
-
-
-@asynccontextmanager
-async def open_database(settings: Settings) -> AsyncIterator[Database]:
-    driver = make_driver(settings)
-    try:
-        yield Database(
-            driver,
-            settings.neo4j_database,
-            settings.query_timeout_s,
-            settings.neo4j_call_timeout_s,
-        )
-    finally:
-        await driver.close()
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

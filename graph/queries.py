@@ -18,10 +18,8 @@ def query(name: str) -> LiteralString:
     return cast(LiteralString, CYPHER_DIR.joinpath(f"{name}.cypher").read_text(encoding="utf-8"))
 
 
-def schema_statements(dim: int) -> list[LiteralString]:
-    """The schema statements, with the embedding dimension (an int) filled in."""
-    if not isinstance(dim, int) or not 1 <= dim <= 4096:
-        raise ValueError(f"bad embedding dimension {dim!r}")
-    text = query("schema").replace("{dim}", str(dim))
+def schema_statements() -> list[LiteralString]:
+    """The statements of cypher/schema.cypher, comments left out."""
+    text = query("schema")
     lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("//")]
     return [cast(LiteralString, s.strip()) for s in "\n".join(lines).split(";") if s.strip()]

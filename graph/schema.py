@@ -12,19 +12,19 @@ from graph.queries import schema_statements
 _NAME = re.compile(r"CREATE (?:\w+ )*?(?:CONSTRAINT|INDEX) (\w+) IF NOT EXISTS")
 
 
-def declared_names(dim: int) -> dict[str, set[str]]:
+def declared_names() -> dict[str, set[str]]:
     """Constraint and index names that cypher/schema.cypher declares."""
     out: dict[str, set[str]] = {"constraints": set(), "indexes": set()}
-    for stmt in schema_statements(dim):
+    for stmt in schema_statements():
         m = _NAME.search(stmt)
         if m:
             out["constraints" if " CONSTRAINT " in stmt else "indexes"].add(m.group(1))
     return out
 
 
-async def apply_schema(db: Database, dim: int) -> None:
+async def apply_schema(db: Database) -> None:
     """Create what is missing (IF NOT EXISTS), then wait for indexes to come online."""
-    for stmt in schema_statements(dim):
+    for stmt in schema_statements():
         async with db.driver.session(database=db.database) as session:
             await (await session.run(stmt)).consume()
     async with db.driver.session(database=db.database) as session:

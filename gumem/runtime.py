@@ -12,12 +12,11 @@ from core.errors import StorageUnavailable
 from core.settings import Settings
 from graph.db import Database, make_driver
 from graph.schema import apply_schema
+from gumem.pipeline import Pipeline
 from gumem.service import Memory
 from gumem.worker import Supervisor
 
 log = logging.getLogger(__name__)
-
-DEFAULT_DIM = 384
 
 
 class Runtime:
@@ -78,18 +77,11 @@ class Runtime:
                 "`python -m tools neo4j start`)"
             ) from exc
         await adb.set_connection(driver=driver)
-        pipeline = None
-        try:
-            from gumem.pipeline import Pipeline
-
-            pipeline = Pipeline(db, self.settings)
-            dim = pipeline.dim
-        except ImportError:
-            dim = DEFAULT_DIM
+        pipeline = Pipeline(db, self.settings)
+        pipeline.models.embedder  # noqa: B018 - loaded here, not by the first request
         if apply:
-            await apply_schema(db, dim)
-        if pipeline is not None:
-            await pipeline.extractor.start()  # paid once, here, not by the first request
+            await apply_schema(db)
+        await pipeline.extractor.start()  # paid once, here, not by the first request
         self._memory = Memory(db, self.settings, pipeline)
         log.info("runtime started")
         return self._memory

@@ -53,7 +53,9 @@ def neo4j_uri() -> Iterator[str]:
 
     neo4j_dev.stop(TEST_HOME)
     shutil.rmtree(TEST_HOME, ignore_errors=True)  # always a database this run created
-    server = neo4j_dev.start(TEST_HOME, BOLT_PORT, HTTP_PORT, PASSWORD, timeout_s=180)
+    # a loaded machine (several checkouts testing at once) may need longer than 180 s
+    start_s = float(os.environ.get("GUMEM_TEST_NEO4J_START_S", "180"))
+    server = neo4j_dev.start(TEST_HOME, BOLT_PORT, HTTP_PORT, PASSWORD, timeout_s=start_s)
     try:
         yield server.bolt_uri
     finally:

@@ -32,9 +32,9 @@ async def test_server_is_neo4j_5_26(memory: Memory) -> None:
 
 
 async def test_schema_is_idempotent_and_complete(memory: Memory) -> None:
-    await apply_schema(memory.db, 384)
-    await apply_schema(memory.db, 384)
-    want = declared_names(384)
+    await apply_schema(memory.db)
+    await apply_schema(memory.db)
+    want = declared_names()
     cons = {r["name"] for r in await memory.db.rows("SHOW CONSTRAINTS YIELD name")}
     idx = await memory.db.rows("SHOW INDEXES YIELD name, type, state")
     assert want["constraints"] <= cons
@@ -44,6 +44,7 @@ async def test_schema_is_idempotent_and_complete(memory: Memory) -> None:
     # recall scans one user's nodes by exact cosine: no vector index is kept up to date
     assert "VECTOR" not in types.values()
     assert types["summary_text"] == "FULLTEXT"
+    assert "topic_text" not in names  # no query searched Topics by text: dropped
     assert all(r["state"] == "ONLINE" for r in idx if r["name"] in want["indexes"])
 
 

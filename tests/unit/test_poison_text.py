@@ -24,10 +24,9 @@ from extract.lang import (
     money_value,
     parse_number,
     team_slug,
-    time_range,
 )
 from extract.nlp import gazetteer_lookup
-from extract.timecues import parse_time_cue
+from extract.timecues import parse_time_cue, time_range
 from extract.types import EVENT_TYPES, MessageRecord
 
 ODD = ["ſ", "ı", "İ", "\u212a", "ß", "ﬁ", "\u0345", "Ω", "\u3000", "\x00", "\x1b", "\u200b"]

@@ -1,4 +1,0 @@
-MATCH (m:Message {uid: $uid})
-WHERE m.tenant = $tenant
-RETURN m {.message_id, .user_id, .session_id, .role, .content, .timestamp, .event_type,
-  .page, .metadata_json, .lang, .status, .ingested_at} AS message
