@@ -10,7 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from core.records import Provenance
-from gumem.deletion import Impact
+from gumem.erasure import Impact
 
 
 @strawberry.type

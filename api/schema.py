@@ -35,7 +35,7 @@ from api.types import (
 from core.errors import GumemError, InputError
 from core.inputs import BatchError
 from core.settings import Settings
-from gumem import deletion
+from gumem import erasure
 from gumem.recall import Item
 
 log = logging.getLogger(__name__)
@@ -191,7 +191,7 @@ class Query:
         self, info: Info[Context, None], message_id: strawberry.ID
     ) -> DeletionImpact:
         ctx = info.context
-        found = await deletion.impact(ctx.memory, ctx.tenant, str(message_id))
+        found = await erasure.impact(ctx.memory, ctx.tenant, str(message_id))
         return DeletionImpact.from_impact(found)
 
     @strawberry.field(
@@ -227,7 +227,7 @@ class Query:
     ) -> list[AuditRecord]:
         ctx = info.context
         lim, off = _page(limit, offset)
-        rows = await deletion.audit_log(ctx.memory, ctx.tenant, lim, off)
+        rows = await erasure.audit_log(ctx.memory, ctx.tenant, lim, off)
         ctx.charge(len(rows))
         return [AuditRecord.from_row(r) for r in rows]
 
@@ -301,13 +301,13 @@ class Mutation:
     @strawberry.mutation(description="Delete a Message and everything that depended only on it.")
     async def delete_message(self, info: Info[Context, None], id: strawberry.ID) -> DeletionReport:
         ctx = info.context
-        found, counts = await deletion.delete_message(ctx.memory, ctx.tenant, str(id))
+        found, counts = await erasure.delete_message(ctx.memory, ctx.tenant, str(id))
         return DeletionReport(impact=DeletionImpact.from_impact(found), counts=JSON(counts))
 
     @strawberry.mutation(description="Erase everything of one user; verifies nothing remains.")
     async def forget_user(self, info: Info[Context, None], user_id: str) -> ForgetReport:
         ctx = info.context
-        counts = await deletion.forget_user(ctx.memory, ctx.tenant, user_id)
+        counts = await erasure.forget_user(ctx.memory, ctx.tenant, user_id)
         return ForgetReport(user_id=user_id, counts=JSON(counts), remaining=counts["remaining"])
 
 

@@ -15,7 +15,7 @@ from extract.types import FactRecord
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid, scope_token, user_uid
 from graph.memory import NewSummary, summary_row
-from graph.models import LABELS
+from graph.nodes import LABELS
 from graph.queries import query
 
 
@@ -122,7 +122,7 @@ def revise(kept: dict[str, Any]) -> Revision:
 
 
 @dataclass
-class Plan:
+class DeletionPlan:
     message_id: str
     user_id: str
     removed_facts: list[str]
@@ -151,7 +151,7 @@ class Plan:
         return r.apply(rec) if r else rec
 
 
-async def _plan(tx: AsyncManagedTransaction, tenant: str, message_id: str) -> Plan:
+async def _plan(tx: AsyncManagedTransaction, tenant: str, message_id: str) -> DeletionPlan:
     rows = await tx_rows(
         tx,
         query("deletion_plan"),
@@ -162,7 +162,7 @@ async def _plan(tx: AsyncManagedTransaction, tenant: str, message_id: str) -> Pl
     if not rows:
         raise NotFoundError(f"no message {message_id!r}")
     r = native(rows[0])
-    return Plan(
+    return DeletionPlan(
         message_id=r["message_id"],
         user_id=r["user_id"],
         removed_facts=r["removed_facts"],
@@ -174,8 +174,8 @@ async def _plan(tx: AsyncManagedTransaction, tenant: str, message_id: str) -> Pl
     )
 
 
-async def plan_deletion(db: Database, tenant: str, message_id: str) -> Plan:
-    async def work(tx: AsyncManagedTransaction) -> Plan:
+async def plan_deletion(db: Database, tenant: str, message_id: str) -> DeletionPlan:
+    async def work(tx: AsyncManagedTransaction) -> DeletionPlan:
         return await _plan(tx, tenant, message_id)
 
     return await db.read(work)
@@ -202,7 +202,7 @@ async def topic_usage(
 async def delete_message(
     db: Database,
     tenant: str,
-    plan: Plan,
+    plan: DeletionPlan,
     rebuilt: list[NewSummary],
     orphan_topic_ids: list[str],
 ) -> dict[str, int]:

@@ -1,7 +1,7 @@
 """`gumem mcp`: GUMem as a Model Context Protocol server (the official `mcp` SDK).
 
 The tools call the same service layer as the GraphQL resolvers (gumem.service.Memory and
-gumem.deletion): the same validation, tenancy, limits and audit records. Over stdio the
+gumem.erasure): the same validation, tenancy, limits and audit records. Over stdio the
 tenant is GUMEM_MCP_TENANT (one local agent, one tenant); over streamable HTTP every request
 needs `Authorization: Bearer <key>` with a key of GUMEM_API_KEYS, checked by the same
 middleware as /graphql, and the key names the tenant.
@@ -32,7 +32,7 @@ from api.edge import BodyLimit
 from core.errors import AuthError, GumemError, InputError, NotFoundError
 from core.inputs import BatchError, parse_ident
 from core.settings import Settings
-from gumem import deletion
+from gumem import erasure
 from gumem.recall import Item
 from gumem.runtime import Runtime
 
@@ -106,7 +106,7 @@ def _item(it: Item, part: str) -> dict[str, Any]:
     }
 
 
-def _impact(i: deletion.Impact) -> dict[str, Any]:
+def _impact(i: erasure.Impact) -> dict[str, Any]:
     p = i.plan
     return {
         "messageId": p.message_id,
@@ -338,7 +338,7 @@ def build_server(
         """Dry run of `delete_message`: which Facts would be removed, which Summaries rebuilt
         (and their new text) or retired, and which topics and entities would be left
         empty. Changes nothing; call it and show the user before deleting."""
-        found = await deletion.impact(runtime.memory, tenant(ctx), message_id)
+        found = await erasure.impact(runtime.memory, tenant(ctx), message_id)
         return _impact(found)
 
     @server.tool(
@@ -354,7 +354,7 @@ def build_server(
         """Delete one Message and everything that depended only on it (its Facts, Summary
         text built from them), rebuilding what remains. Only when the user asks to forget
         something they said; it is recorded in the audit log (ids and counts, no content)."""
-        found, counts = await deletion.delete_message(runtime.memory, tenant(ctx), message_id)
+        found, counts = await erasure.delete_message(runtime.memory, tenant(ctx), message_id)
         return {"impact": _impact(found), "counts": _plain(counts)}
 
     @server.tool(annotations=ToolAnnotations(title="Forget a user", destructive_hint=True))
@@ -366,7 +366,7 @@ def build_server(
         """Erase everything GUMem holds about one user (messages, facts, summaries, topics)
         and verify nothing remains. Irreversible: only on the user's explicit request to be
         forgotten. Recorded in the audit log (ids and counts, no content)."""
-        counts = await deletion.forget_user(runtime.memory, tenant(ctx), user_id)
+        counts = await erasure.forget_user(runtime.memory, tenant(ctx), user_id)
         return {"userId": user_id, "counts": _plain(counts), "remaining": counts["remaining"]}
 
     async def _read(

@@ -19,7 +19,7 @@ from graph import memory as gm
 from graph.db import Database, make_driver, native
 from graph.ingest import user_uid
 from graph.queries import query
-from gumem import deletion
+from gumem import erasure
 from gumem.pipeline import Pipeline
 from gumem.service import Memory
 from tests.integration.helpers import seed
@@ -143,7 +143,7 @@ async def test_forget_user_fences_a_run_of_another_process(
     run = asyncio.create_task(other.process_user(TENANT, USER))
     await asyncio.wait_for(pause.reached.wait(), 120)  # the run has read its Messages
 
-    counts = await deletion.forget_user(memory, TENANT, USER)
+    counts = await erasure.forget_user(memory, TENANT, USER)
     assert counts["remaining"] == 0 and counts["Message"] == 4
     assert await user_nodes(memory.db) == {}
 
@@ -174,7 +174,7 @@ async def test_delete_message_fences_a_run_then_the_rest_is_processed(
     run = asyncio.create_task(other.process_user(TENANT, USER))
     await asyncio.wait_for(pause.reached.wait(), 120)
 
-    _, counts = await deletion.delete_message(memory, TENANT, TARGET)
+    _, counts = await erasure.delete_message(memory, TENANT, TARGET)
     assert counts["messages"] == 1 and counts["facts"] == facts_deleted
 
     pause.go.set()
@@ -197,7 +197,7 @@ async def test_deletion_waits_for_processing_in_the_same_process(
     pause = Pause(memory.pipeline, "_extract", monkeypatch)
     run = asyncio.create_task(memory.pipeline.process_user(TENANT, USER))
     await asyncio.wait_for(pause.reached.wait(), 120)
-    delete = asyncio.create_task(deletion.delete_message(memory, TENANT, TARGET))
+    delete = asyncio.create_task(erasure.delete_message(memory, TENANT, TARGET))
     await asyncio.sleep(0.5)
     assert not delete.done(), "the deletion waits for the user's running processing"
     pause.go.set()
@@ -224,7 +224,7 @@ async def test_kept_fact_and_summaries_lose_every_trace(memory: Memory) -> None:
     needles = (TARGET, "ORD-TARGET-81", "s-old-9c1")
     assert traces(await derived(memory.db), *needles), "the test is about something"
 
-    found, counts = await deletion.delete_message(memory, TENANT, TARGET)
+    found, counts = await erasure.delete_message(memory, TENANT, TARGET)
     assert found.plan.kept_facts == [before["fact_id"]] and counts["facts"] == 0
 
     after = next(f for f in await facts(memory.db) if f["fact_id"] == before["fact_id"])
@@ -248,7 +248,7 @@ async def test_identical_facts_keep_all_their_sources(memory: Memory) -> None:
     (fact,) = [f for f in await facts(memory.db) if "vegetarian" in f["content"]]
     assert sorted(fact["sources"]) == ["d1", "d2", "d3"]
     assert sorted(fact["source_message_ids"]) == ["d1", "d2", "d3"]
-    _, counts = await deletion.delete_message(memory, TENANT, "d1")
+    _, counts = await erasure.delete_message(memory, TENANT, "d1")
     (fact,) = [f for f in await facts(memory.db) if "vegetarian" in f["content"]]
     assert counts["facts"] == 0 and sorted(fact["sources"]) == ["d2", "d3"]
 
@@ -258,7 +258,7 @@ async def test_a_stale_token_writes_nothing(memory: Memory) -> None:
     token = await gm.user_token(memory.db, TENANT, USER)
     pending = await gm.pending_messages(memory.db, TENANT, USER)
     assert token is not None and len(pending) == 3
-    await deletion.delete_message(memory, TENANT, TARGET)
+    await erasure.delete_message(memory, TENANT, TARGET)
     assert await gm.user_token(memory.db, TENANT, USER) != token
 
     ok = [m for m in pending if m.message_id != TARGET]  # even facts of kept Messages
@@ -291,7 +291,7 @@ async def test_a_stale_token_writes_nothing(memory: Memory) -> None:
 
     # forgetting changes it too, and a user re-created later never matches an old token
     fresh = await gm.user_token(memory.db, TENANT, USER)
-    await deletion.forget_user(memory, TENANT, USER)
+    await erasure.forget_user(memory, TENANT, USER)
     assert await gm.user_token(memory.db, TENANT, USER) is None
     await store(memory, FIRST)
     again = await gm.user_token(memory.db, TENANT, USER)
@@ -308,7 +308,7 @@ async def test_kept_behaviour_fact_loses_what_the_deleted_event_brought(memory: 
         RETURN f.fact_id AS id, f.anchors AS anchors"""
     )
     assert light["anchors"] == ["order:ORD-EV-6"], "the test is about something"
-    _, counts = await deletion.delete_message(memory, TENANT, "e6")
+    _, counts = await erasure.delete_message(memory, TENANT, "e6")
     assert counts["facts"] == 0 and counts["kept_facts"] == 1
     nodes = await derived(memory.db, "u-seed")
     assert traces(nodes, "ORD-EV-6") == []

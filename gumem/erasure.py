@@ -1,4 +1,5 @@
-"""Right to be forgotten: preview a Message's deletion, carry it out exactly, forget users."""
+"""Right to be forgotten (the service side of erasure): preview a Message's deletion, carry it
+out exactly, forget users. The graph side (plans, deletes, audit records) is graph/deletion.py."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ CONFLICT_RETRIES = 3  # a deletion re-planned because processing moved the graph
 
 @dataclass
 class Impact:
-    plan: gd.Plan
+    plan: gd.DeletionPlan
     rebuilt: list[NewSummary]
     orphan_topic_ids: list[str]
     orphan_topics: list[str]
