@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
-from typing import Any
 
 import strawberry
 from strawberry.scalars import JSON
 
-from core.records import Provenance
+from core.records import AuditEntry, Provenance
 from gumem.erasure import Impact
 
 
@@ -126,12 +124,12 @@ class AuditRecord:
     at: datetime
 
     @staticmethod
-    def from_row(r: dict[str, Any]) -> AuditRecord:
+    def from_entry(e: AuditEntry) -> AuditRecord:
         return AuditRecord(
-            id=strawberry.ID(r["audit_id"]),
-            action=r["action"],
-            target=r["target"],
-            ids=list(r.get("ids") or []),
-            counts=json.loads(r.get("counts_json") or "{}"),
-            at=r["at"],
+            id=strawberry.ID(e.audit_id),
+            action=e.action,
+            target=e.target,
+            ids=e.ids,
+            counts=JSON(e.counts),
+            at=e.at,
         )

@@ -229,7 +229,7 @@ class Query:
         lim, off = _page(limit, offset)
         rows = await erasure.audit_log(ctx.memory, ctx.tenant, lim, off)
         ctx.charge(len(rows))
-        return [AuditRecord.from_row(r) for r in rows]
+        return [AuditRecord.from_entry(e) for e in rows]
 
 
 @strawberry.type

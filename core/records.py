@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 
@@ -18,3 +19,15 @@ class Provenance:
     cypher: str
     params: dict[str, str]
     truncated: bool = False  # some part had more than `max_paths` paths; the rest are left out
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One erasure recorded in the audit log: ids and counts, never content."""
+
+    audit_id: str
+    action: str  # delete_message / forget_user
+    target: str  # the Message or user id
+    ids: list[str]  # the node ids it removed or rebuilt
+    counts: dict[str, int]
+    at: datetime

@@ -11,6 +11,7 @@ from typing import Any, LiteralString, cast
 from neo4j import AsyncManagedTransaction
 
 from core.errors import GumemError, NotFoundError
+from core.records import AuditEntry
 from extract.types import FactRecord
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid, scope_token, user_uid
@@ -339,6 +340,20 @@ async def _forget_label(db: Database, tenant: str, user_id: str, label: str, bat
             return total
 
 
-async def audit_log(db: Database, tenant: str, limit: int, offset: int) -> list[dict[str, Any]]:
+async def audit_log(db: Database, tenant: str, limit: int, offset: int) -> list[AuditEntry]:
+    """The tenant's audit log, newest first; the counts decoded here, where they leave Neo4j."""
     rows = await db.rows(query("list_audit"), tenant=tenant, limit=limit, offset=offset)
-    return [native(r["audit"]) for r in rows]
+    out = []
+    for r in rows:
+        a = native(r["audit"])
+        out.append(
+            AuditEntry(
+                audit_id=a["audit_id"],
+                action=a["action"],
+                target=a["target"],
+                ids=list(a.get("ids") or []),
+                counts=json.loads(a.get("counts_json") or "{}"),
+                at=a["at"],
+            )
+        )
+    return out

@@ -8,10 +8,10 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from core.errors import InputError
 from core.inputs import parse_ident, parse_tenant
+from core.records import AuditEntry
 from graph import deletion as gd
 from graph.memory import NewSummary
 from gumem.service import Memory
@@ -121,5 +121,5 @@ async def forget_user(memory: Memory, tenant: str, user_id: str) -> dict[str, in
         return await gd.forget_user(memory.db, tenant, user_id)
 
 
-async def audit_log(memory: Memory, tenant: str, limit: int, offset: int) -> list[dict[str, Any]]:
+async def audit_log(memory: Memory, tenant: str, limit: int, offset: int) -> list[AuditEntry]:
     return await gd.audit_log(memory.db, parse_tenant(tenant), limit, offset)

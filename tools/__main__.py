@@ -88,7 +88,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m tools", description=__doc__)
+    ap = argparse.ArgumentParser(
+        prog="python -m tools",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("neo4j", help="the development Neo4j (from Maven Central)")
     p.add_argument("action", choices=["start", "stop", "status"])
