@@ -1,6 +1,6 @@
-"""Time cues, in one place: calendar words, the span a message's cue names (stored with its
-Fact), the window a recall query's cue points at ("昨天", "上周", "yesterday", "in March"),
-and relative days in a Fact resolved to the date they name."""
+"""Time cues, in one place: day, week and month words, the span a message's cue names
+(stored with its Fact), the window a recall query's cue points at ("昨天", "上周",
+"yesterday", "in March"), and relative days in a Fact resolved to the date they name."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from extract import rx
 from extract.lang import fold, parse_number
 
-# --- calendar words and ranges ----------------------------------------------------------------
+# --- day, week and month words and ranges ----------------------------------------------------
 #
 # One interval convention: a range is half-open, [start, end) — a day runs from its midnight
 # to the next. A Fact's stored span is closed instead (its end is the last instant it covers,
@@ -50,7 +50,7 @@ def _week(ts: datetime, offset: int) -> Span:
 
 
 def _month(ts: datetime, year: int, month: int) -> Span:
-    """A calendar month; a month past 12 or below 1 rolls the year."""
+    """One month; a month past 12 or below 1 rolls the year."""
     year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
     start = ts.replace(year=year, month=month, day=1, hour=0, minute=0, second=0, microsecond=0)
     return start, start.replace(year=year + month // 12, month=month % 12 + 1)
