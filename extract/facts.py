@@ -1222,7 +1222,7 @@ def _analyse(
     topic = zh and zh_grammar.topic_led(doc_text(doc)[clause.start : start])
     # a clause that marks itself as a change ("Change of plan: from now on X") is about
     # the user's own arrangement, whatever its grammatical subject
-    changes = bool((CUE_ZH if zh else CUE_EN).search(raw))
+    changes = marked or bool((CUE_ZH if zh else CUE_EN).search(raw))
     if slot is None and not anchors and not owner and not topic and not changes:
         reason = _not_about_user(text, toks, kind, lang, bool(msg.metadata.get("speaker")))
         if reason:
