@@ -3,8 +3,8 @@
 Supersede by attribute: a new statement that gives another value to the attribute an
 older Fact states replaces that Fact, and only it. The attribute is read by structure:
 the phrase a change verb names ("X 改为 Y", "把 X 换成 Y", "switched X to Y"), else the
-words both Facts share besides their values (a head noun: "瑞尔齿科" / "马泷齿科" share
-"齿科"; "collected" / "collections" share a stem), else the type of the named values
+words both Facts share besides their values (a head noun: "甲H" / "乙H"
+share "H"; "emptied" / "empties" share a stem), else the type of the named values
 that differ (an ORG for an ORG). A statement marked only by an adverb of the present
 ("现在 …", "these days …", "nowadays …") is a *weak* change: it replaces an older Fact
 only when one of those attribute signs ties them, never on similarity alone.
@@ -58,7 +58,7 @@ NOW_EN = rx.compile(
     rx.IGNORECASE,
 )
 NOW_ZH = rx.compile(r"现在|如今|目前|眼下|从现在起|以后|今后")
-# an attribute named before a change verb ("保养的地方改为 Y", "把轮胎换成 Y")
+# an attribute named before a change verb ("修车的地方改为 Y", "把窗帘换成 Y")
 _ATTR_ZH = rx.compile(
     r"^(?P<attr>.{1,24}?)(?:也|都|又|已经|就)?(?:换成|改成|改为|改到|换到|调成|调到|改在|挪到|变成)"
 )
@@ -87,7 +87,7 @@ _FUNCTION_EN = {
     "they", "this", "those", "through", "very", "were", "what", "when", "where", "which",
     "while", "will", "with", "would", "your", "days", "nowadays", "currently", "moment",
 }  # fmt: skip
-_STEM = 5  # English words sharing their first letters share a stem (collected/collection)
+_STEM = 5  # English words sharing their first letters share a stem (emptied/empties)
 
 
 def has_cue(text: str) -> bool:
@@ -142,11 +142,13 @@ def values(content: str) -> dict[str, str]:
         for word, flag in [*cut_zh(content), ("", "x")]:
             w = word.strip()
             modifier = flag[:1] in ("n", "g", "j", "l", "i") or flag == "eng"
-            modifier = modifier or (flag[:1] in ("v", "a") and len(w) >= 2)  # 安心+宠物医院
+            # a verb-tagged modifier counts too ("安心" + H)
+            modifier = modifier or (flag[:1] in ("v", "a") and len(w) >= 2)
             if w and w not in _NOT_VALUE_ZH and modifier:
                 run.append(w)
                 if len(run) > 1 and len(w) >= 2 and flag[:1] == "n":
-                    out["".join(run)] = "name"  # 马+泷+齿科: a name jieba does not know
+                    # 康+宁+H: jieba cuts a name it does not know into characters
+                    out["".join(run)] = "name"
             elif w or not word:
                 run = []
             if not w or w in _NOT_VALUE_ZH or not flag.startswith(_VALUE_FLAGS_ZH):
@@ -185,8 +187,8 @@ def is_weak(text: str) -> bool:
 
 
 def attribute(content: str) -> list[str]:
-    """The words of the attribute a change verb names in ``content`` ("保养的地方改为 Y" ->
-    保养; "把轮胎换成 Y" -> 轮胎; "switched the standup to Y" -> standup); [] when none."""
+    """The words of the attribute a change verb names in ``content`` ("修车的地方改为 Y" ->
+    修车; "把窗帘换成 Y" -> 窗帘; "switched the weekly sync to Y" -> weekly, sync); [] when none."""
     if _HAN.search(content):
         m = _ATTR_ZH.search(content)
         if not m:
@@ -207,7 +209,7 @@ def attribute(content: str) -> list[str]:
 
 def _anchored(new: str, old: str) -> bool:
     """The two Facts share a content word: a head
-    noun ("马泷齿科" / "瑞尔齿科": 齿科), or in English a stem (collections / collected)."""
+    noun ("乙H" / "甲H": H), or in English a stem (emptied / empties)."""
     if _HAN.search(new):
         for w, f in cut_zh(new):
             w = w.strip()
@@ -235,7 +237,7 @@ _DET_EN = {"the", "a", "an", "their", "its", "my", "our", "his", "her"}
 
 
 def _roles(content: str, vals: set[str]) -> set[str]:
-    """The prepositions that govern the values ``vals`` in English ``content`` ("on AWS")."""
+    """The prepositions that govern the values ``vals`` in English ``content`` ("on Bitbucket")."""
     words = [_TRAIL_PUNCT.sub("", m.group(0)) for m in _WORD_EN.finditer(content)]
     out: set[str] = set()
     for i, w in enumerate(words):
@@ -251,7 +253,7 @@ def _roles(content: str, vals: set[str]) -> set[str]:
 
 def _same_role(new: str, old: str, new_vals: dict[str, str], old_vals: dict[str, str]) -> bool:
     """A value the new Fact has and the older lacks, and one the older has and the new
-    lacks, stand after the same preposition: "runs on AWS" / "lives on Y"."""
+    lacks, stand after the same preposition: "hosted on Bitbucket" / "sits on Y"."""
     if _HAN.search(new) or _HAN.search(old):
         return False
     low_new, low_old = new.lower(), old.lower()
@@ -288,7 +290,7 @@ def _typed(ents: tuple[tuple[str, str], ...], other: str) -> set[str]:
 
 def _same_value(w: str, others: list[str]) -> bool:
     """``w`` is one of ``others``, or contains or is contained in one; a Chinese head noun
-    that ends a longer name is no such value (瑞尔齿科 / 马泷齿科: 齿科)."""
+    that ends a longer name is no such value (甲H / 乙H: H)."""
     for o in others:
         for short, long in ((w, o), (o, w)):
             if short in long and not (
@@ -300,8 +302,8 @@ def _same_value(w: str, others: list[str]) -> bool:
 
 def _differs(new: dict[str, str], old: dict[str, str], named: bool = False) -> bool:
     """Each side has a value the other lacks, and some of those are of one type (with
-    ``named``: both names, as a weak change needs: "马泷齿科" for "瑞尔齿科", not "10 天"
-    for "两盆")."""
+    ``named``: both names, as a weak change needs: "乙H" for "甲H", not
+    "10 天" for "两盆")."""
     low_new, low_old = [w.lower() for w in new], [w.lower() for w in old]
     fresh = {t for w, t in new.items() if not _same_value(w.lower(), low_old)}
     gone = {t for w, t in old.items() if not _same_value(w.lower(), low_new)}
@@ -358,7 +360,7 @@ def conflicts(
             continue
         weak = not (new.correction or new.slot)  # only an adverb of the present
         if _WISH_ZH.search(new.content) or _WISH_EN.search(new.content):
-            continue  # "想把轮胎换成 Y": a change the user intends, nothing changed yet
+            continue  # "想把窗帘换成 Y": a change the user intends, nothing changed yet
         attr = attribute(new.content) if new.correction else []
         if new.slot and any(k.slot == new.slot and k.fact_id != new.fact_id for k in known):
             continue  # an older value on the same slot: the write supersedes it already
@@ -396,7 +398,7 @@ def conflicts(
                 (sim + 0.02 * min(shared, 3) + 0.05 * bool(kin) + same_kind, old, old_vals, named)
             )
         if any(f[3] for f in found):
-            # the change names its attribute ("保养的地方改为 Y"): only Facts about it
+            # the change names its attribute ("修车的地方改为 Y"): only Facts about it
             found = [f for f in found if f[3]]
         if not found:
             continue

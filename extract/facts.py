@@ -1,7 +1,7 @@
 """Deterministic fact extraction from chat turns, English and Chinese, no LLM.
 
 A user turn is split into clauses (sentences, then commas/semicolons/"but"), fragments with
-no information of their own are glued back to a neighbour, and each clause becomes a
+no information of their own are glued back to the clause next to them, and each clause becomes a
 FactDraft (kind, slot, polarity, third-person wording, entities, time range) or a Rejection
 saying why it cannot affect a future answer. Only ``role == "user"`` turns give facts:
 assistant turns are skipped (a fact the user confirmed comes from the user's own turn).
@@ -1173,7 +1173,7 @@ def _analyse(
 
     ``owner``: the user's own thing the sentence opened with ("我们 X 的 A 是 …"), which a
     further statement with a bare subject ("W 在 V") is about. ``marked``: a clause of the
-    sentence before this one was only a change marker ("On second thought,", "X 我换了")."""
+    sentence before this one was only a change marker ("Scratch that,", "X 我换了")."""
     zh = lang == "zh"
     raw = doc_text(doc)[clause.start : clause.end]
     greeting = _greeting(raw, lang)
@@ -1220,7 +1220,7 @@ def _analyse(
     anchors = _anchors(text, msg.metadata)
     # "我自己的话，X": the lead names the user as the topic of X
     topic = zh and zh_grammar.topic_led(doc_text(doc)[clause.start : start])
-    # a clause that marks itself as a change ("Change of plan: from now on X") is about
+    # a clause that marks itself as a change ("Update: from now on X") is about
     # the user's own arrangement, whatever its grammatical subject
     changes = marked or bool((CUE_ZH if zh else CUE_EN).search(raw))
     if slot is None and not anchors and not owner and not topic and not changes:
@@ -1257,7 +1257,7 @@ def _analyse(
     content = resolve_relative_days(content, msg.timestamp, zh)
     retracts = retracts_zh(text) if zh else retracts_en(_content_tokens(toks))
     changed = bool(slot) and bool((_CHANGE_ZH if zh else _CHANGE_EN).search(text))
-    # a marker earlier in the sentence ("On second thought, …", "X 我换了，…") cues it too
+    # a marker earlier in the sentence ("Scratch that, …", "X 我换了，…") cues it too
     cue = correction or marked or changed or bool((CUE_ZH if zh else CUE_EN).search(raw))
     correction = (
         correction
@@ -1350,7 +1350,7 @@ def _has_content_en(toks: list[Token]) -> bool:
             return True
         if t.ent_type_ in _NAME_ENTS:
             return True
-        # "…, no starch": a trailing "no X" the user adds as an instruction
+        # "…, no fabric softener": a trailing "no X" the user adds as an instruction
         trailing = i > 0 and toks[i - 1].is_punct
         if t.lower_ == "no" and t.dep_ == "det" and t.head.dep_ == "appos" and trailing:
             return True
@@ -1444,10 +1444,10 @@ def _people(lang: Lang) -> set[str]:
 
 
 def _other_person(text: str, toks: list[Token], lang: Lang) -> str | None:
-    """A statement whose subject is another person the pack names ("my husband is on X",
-    "邻居家孩子读的是 X"): that person's fact, not the user's. A constraint the user states
-    for them ("孩子对花生过敏") stays the user's to respect; a subject joined with the user
-    ("my wife and I", "我和老婆") is the user's."""
+    """A statement whose subject is another person the pack names ("my <person> is on X",
+    "楼上<person>家的<person>在学 X"): that person's fact, not the user's. A constraint the
+    user states for them ("<person>对 X 过敏") stays the user's to respect; a subject joined
+    with the user ("my <person> and I", "我和<person>") is the user's."""
     if lang == "zh" or _HAN.search(text):
         people = _people("zh")
         head, np = "", list[str]()
@@ -1618,7 +1618,7 @@ def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
         if isinstance(result, FactDraft) and named and not result.slot:
             result = True  # "X 我换了，现在 Y": the clause only says that X changed
         if result is True or stripped[3]:
-            marked.add(clause.sent)  # "On second thought, …": the rest of it is a change
+            marked.add(clause.sent)  # "Scratch that, …": the rest of it is a change
         if result is True:
             corrected_sents.add(clause.sent)  # a bare "更正：" / "Correction:" piece
         elif isinstance(result, FactDraft):
