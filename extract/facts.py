@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Token
 
 from extract import clause_grammar as cg
 from extract import rx, zh_grammar
-from extract.conflicts import CUE_EN, CUE_ZH
+from extract.conflicts import CUE_EN, CUE_ZH, is_weak
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug, time_range
 from extract.nlp import doc_text, entity_refs, ents_in, gazetteer_lookup
 from extract.packs import Pack, PackPattern
@@ -1220,9 +1220,10 @@ def _analyse(
     anchors = _anchors(text, msg.metadata)
     # "我自己的话，X": the lead names the user as the topic of X
     topic = zh and zh_grammar.topic_led(doc_text(doc)[clause.start : start])
-    # a clause that marks itself as a change ("Update: from now on X") is about
-    # the user's own arrangement, whatever its grammatical subject
-    changes = marked or bool((CUE_ZH if zh else CUE_EN).search(raw))
+    # a clause that marks itself as a change ("Update: from now on X"), or says how things
+    # are now after a change marker ("X 我换了，现在 Y"), is about the user's own
+    # arrangement, whatever its grammatical subject
+    changes = bool((CUE_ZH if zh else CUE_EN).search(raw)) or (marked and is_weak(raw))
     if slot is None and not anchors and not owner and not topic and not changes:
         reason = _not_about_user(text, toks, kind, lang, bool(msg.metadata.get("speaker")))
         if reason:
