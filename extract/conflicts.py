@@ -1,5 +1,14 @@
 """Implicit conflicts: which older Fact a correction or a new slot value replaces.
 
+Supersede by attribute: a new statement that gives another value to the attribute an
+older Fact states replaces that Fact, and only it. The attribute is read by structure:
+the phrase a change verb names ("X 改为 Y", "把 X 换成 Y", "switched X to Y"), else the
+words both Facts share besides their values (a head noun: "甲H" / "乙H"
+share "H"; "emptied" / "empties" share a stem), else the type of the named values
+that differ (an ORG for an ORG). A statement marked only by an adverb of the present
+("现在 …", "these days …", "nowadays …") is a *weak* change: it replaces an older Fact
+only when one of those attribute signs ties them, never on similarity alone.
+
 A Fact that carries a correction cue or sets a slot may replace an older active Fact of
 the same user that has no slot in common ("planning a cruise to X" … "let's do Y
 instead"). The older Fact is a candidate when it is embedding-near (cosine at least
@@ -43,6 +52,42 @@ CUE_EN = rx.compile(
     rx.IGNORECASE,
 )
 CUE_ZH = rx.compile(r"换成|改成|改为|改到|换到|更正|不再|搬到|改在|挪到|改用|换用")
+# adverbs of the present: a statement of how things are now, which may replace how they were
+NOW_EN = rx.compile(
+    r"\b(?:these\s+days|nowadays|now|currently|from\s+now\s+on|at\s+the\s+moment)\b",
+    rx.IGNORECASE,
+)
+NOW_ZH = rx.compile(r"现在|如今|目前|眼下|从现在起|以后|今后")
+# an attribute named before a change verb ("修车的地方改为 Y", "把窗帘换成 Y")
+_ATTR_ZH = rx.compile(
+    r"^(?P<attr>.{1,24}?)(?:也|都|又|已经|就)?(?:换成|改成|改为|改到|换到|调成|调到|改在|挪到|变成)"
+)
+_ATTR_EN = rx.compile(
+    r"\b(?:switch|chang|mov|swap|updat)\w*\s+(?:my\s+|our\s+|the\s+)?"
+    r"(?P<attr>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}?)\s+(?:to|for)\b",
+    rx.IGNORECASE,
+)
+# an intention to change is no change yet ("想把 X 换成 Y", "thinking of switching to Y")
+_WISH_ZH = rx.compile(
+    r"(?:想|打算|准备|计划|考虑)要?(?:把[^，,。]{0,12}?)?(?:换成|改成|改为|换到|改到)"
+)
+_WISH_EN = rx.compile(
+    r"\b(?:want(?:s|ed)?\s+to|plan(?:s|ning)?\s+to|thinking\s+(?:of|about)|considering|"
+    r"might|may)\s+(?:switch|chang|mov|swap)\w*",
+    rx.IGNORECASE,
+)
+_NOT_ATTR = {"it", "them", "that", "this", "over", "back", "things", "everything", "plans"}
+_NOT_ATTR_ZH = {"用户", "用户等人", "我们", "现在", "以后", "今后", "那边", "这边", "地方"}
+_ANCHOR_FLAGS_ZH = ("n", "v", "eng", "j", "l")
+# English function words that share no attribute between two Facts
+_FUNCTION_EN = {
+    "about", "after", "again", "also", "been", "before", "being", "does", "done", "each",
+    "every", "from", "have", "having", "here", "into", "just", "more", "most", "much", "only",
+    "other", "over", "same", "some", "than", "that", "their", "them", "then", "there", "these",
+    "they", "this", "those", "through", "very", "were", "what", "when", "where", "which",
+    "while", "will", "with", "would", "your", "days", "nowadays", "currently", "moment",
+}  # fmt: skip
+_STEM = 5  # English words sharing their first letters share a stem (emptied/empties)
 
 
 def has_cue(text: str) -> bool:
@@ -93,8 +138,19 @@ def values(content: str) -> dict[str, str]:
     """The value words of a Fact's content, each with its type ("num" or "name")."""
     out: dict[str, str] = {}
     if _HAN.search(content):
-        for word, flag in cut_zh(content):
+        run: list[str] = []
+        for word, flag in [*cut_zh(content), ("", "x")]:
             w = word.strip()
+            modifier = flag[:1] in ("n", "g", "j", "l", "i") or flag == "eng"
+            # a verb-tagged modifier counts too ("安心" + H)
+            modifier = modifier or (flag[:1] in ("v", "a") and len(w) >= 2)
+            if w and w not in _NOT_VALUE_ZH and modifier:
+                run.append(w)
+                if len(run) > 1 and len(w) >= 2 and flag[:1] == "n":
+                    # 康+宁+H: jieba cuts a name it does not know into characters
+                    out["".join(run)] = "name"
+            elif w or not word:
+                run = []
             if not w or w in _NOT_VALUE_ZH or not flag.startswith(_VALUE_FLAGS_ZH):
                 continue
             if _DIGIT.search(w) or flag[:1] in ("m", "t"):
@@ -125,6 +181,87 @@ def _words(content: str) -> set[str]:
     return words - _NOT_VALUE
 
 
+def is_weak(text: str) -> bool:
+    """Only an adverb of the present marks ``text`` as a change ("现在去 Y", "these days Y")."""
+    return bool(NOW_ZH.search(text) or NOW_EN.search(text))
+
+
+def attribute(content: str) -> list[str]:
+    """The words of the attribute a change verb names in ``content`` ("修车的地方改为 Y" ->
+    修车; "把窗帘换成 Y" -> 窗帘; "switched the weekly sync to Y" -> weekly, sync); [] when none."""
+    if _HAN.search(content):
+        m = _ATTR_ZH.search(content)
+        if not m:
+            return []
+        return [
+            w
+            for w, f in cut_zh(m.group("attr"))
+            if len(w.strip()) >= 2 and w not in _NOT_ATTR_ZH and f.startswith(("n", "v", "eng"))
+        ]
+    m = _ATTR_EN.search(content)
+    if not m:
+        return []
+    words = m.group("attr").lower().split()
+    if words[0] in _NOT_ATTR or words[0] in ("to", "from", "up", "out"):
+        return []  # "switched to Y", "changed it to Y": no attribute named
+    return [w for w in words if w not in _NOT_ATTR and len(w) >= 3]
+
+
+def _anchored(new: str, old: str) -> bool:
+    """The two Facts share a content word: a head
+    noun ("乙H" / "甲H": H), or in English a stem (emptied / empties)."""
+    if _HAN.search(new):
+        for w, f in cut_zh(new):
+            w = w.strip()
+            if len(w) < 2 or w in _NOT_VALUE_ZH or _DIGIT.search(w):
+                continue
+            if f.startswith(_ANCHOR_FLAGS_ZH) and w in old:
+                return True
+        return False
+    olds = {
+        m.group(0).lower()[:_STEM]
+        for m in _WORD_EN.finditer(old)
+        if len(m.group(0)) >= 4 and m.group(0).lower() not in _FUNCTION_EN
+    }
+    for m in _WORD_EN.finditer(new):
+        w = m.group(0).lower()
+        if len(w) < 4 or w in _NOT_VALUE or w in _FUNCTION_EN or _DIGIT.search(w):
+            continue
+        if w[:_STEM] in olds:
+            return True
+    return False
+
+
+_PREP_EN = {"on", "in", "at", "with", "from", "to", "for", "via", "by"}
+_DET_EN = {"the", "a", "an", "their", "its", "my", "our", "his", "her"}
+
+
+def _roles(content: str, vals: set[str]) -> set[str]:
+    """The prepositions that govern the values ``vals`` in English ``content`` ("on Bitbucket")."""
+    words = [_TRAIL_PUNCT.sub("", m.group(0)) for m in _WORD_EN.finditer(content)]
+    out: set[str] = set()
+    for i, w in enumerate(words):
+        if w not in vals:
+            continue
+        j = i - 1
+        while j >= 0 and words[j].lower() in _DET_EN:
+            j -= 1
+        if j >= 0 and words[j].lower() in _PREP_EN:
+            out.add(words[j].lower())
+    return out
+
+
+def _same_role(new: str, old: str, new_vals: dict[str, str], old_vals: dict[str, str]) -> bool:
+    """A value the new Fact has and the older lacks, and one the older has and the new
+    lacks, stand after the same preposition: "hosted on Bitbucket" / "sits on Y"."""
+    if _HAN.search(new) or _HAN.search(old):
+        return False
+    low_new, low_old = new.lower(), old.lower()
+    fresh = {w for w in new_vals if w.lower() not in low_old}
+    gone = {w for w in old_vals if w.lower() not in low_new}
+    return bool(_roles(new, fresh) & _roles(old, gone))
+
+
 def _head(slot: str | None) -> str:
     return (slot or "").partition(":")[0]
 
@@ -151,13 +288,27 @@ def _typed(ents: tuple[tuple[str, str], ...], other: str) -> set[str]:
     return {t for n, t in ents if n.lower() not in low and t not in _UNTYPED}
 
 
-def _differs(new: dict[str, str], old: dict[str, str]) -> bool:
-    """Each side has a value the other lacks, and some of those are of one type."""
+def _same_value(w: str, others: list[str]) -> bool:
+    """``w`` is one of ``others``, or contains or is contained in one; a Chinese head noun
+    that ends a longer name is no such value (甲H / 乙H: H)."""
+    for o in others:
+        for short, long in ((w, o), (o, w)):
+            if short in long and not (
+                _HAN.search(short) and short != long and long.endswith(short)
+            ):
+                return True
+    return False
+
+
+def _differs(new: dict[str, str], old: dict[str, str], named: bool = False) -> bool:
+    """Each side has a value the other lacks, and some of those are of one type (with
+    ``named``: both names, as a weak change needs: "乙H" for "甲H", not
+    "10 天" for "两盆")."""
     low_new, low_old = [w.lower() for w in new], [w.lower() for w in old]
-    fresh = {
-        t for w, t in new.items() if not any(w.lower() in o or o in w.lower() for o in low_old)
-    }
-    gone = {t for w, t in old.items() if not any(w.lower() in n or n in w.lower() for n in low_new)}
+    fresh = {t for w, t in new.items() if not _same_value(w.lower(), low_old)}
+    gone = {t for w, t in old.items() if not _same_value(w.lower(), low_new)}
+    if named:
+        return "name" in fresh & gone
     return bool(fresh & gone)
 
 
@@ -175,6 +326,26 @@ def _said_by_slot(new: Claim, vals: dict[str, str], claims: Sequence[Claim]) -> 
     )  # fmt: skip
 
 
+def _said_by_retraction(new: Claim, claims: Sequence[Claim]) -> bool:
+    """A claim without a change word of its own whose message says what stopped being true
+    ("不是 X 了，现在是 Y"): the retraction replaces the Fact naming X; this claim replaces
+    nothing else."""
+    return (
+        not new.slot
+        and not has_cue(new.content)
+        and any(
+            c.retracts and c.fact_id != new.fact_id and set(c.sources) & set(new.sources)
+            for c in claims
+        )
+    )
+
+
+def candidate(claim: Claim) -> bool:
+    """Whether ``claim`` may replace an older Fact: a change cue, a slot value, or a
+    statement of how things are now."""
+    return bool(claim.correction or claim.slot or is_weak(claim.content))
+
+
 def conflicts(
     claims: Sequence[Claim],
     known: Sequence[Known],
@@ -185,14 +356,18 @@ def conflicts(
     out: dict[str, str] = {}
     taken: set[str] = set()
     for new in sorted(claims, key=lambda c: c.valid_from):
-        if not (new.correction or new.slot) or new.embedding is None or new.retracts:
+        if not candidate(new) or new.embedding is None or new.retracts:
             continue
+        weak = not (new.correction or new.slot)  # only an adverb of the present
+        if _WISH_ZH.search(new.content) or _WISH_EN.search(new.content):
+            continue  # "想把窗帘换成 Y": a change the user intends, nothing changed yet
+        attr = attribute(new.content) if new.correction else []
         if new.slot and any(k.slot == new.slot and k.fact_id != new.fact_id for k in known):
             continue  # an older value on the same slot: the write supersedes it already
         new_vals = values(new.content)
-        if not new_vals or _said_by_slot(new, new_vals, claims):
+        if not new_vals or _said_by_slot(new, new_vals, claims) or _said_by_retraction(new, claims):
             continue
-        found: list[tuple[float, Known, dict[str, str]]] = []
+        found: list[tuple[float, Known, dict[str, str], bool]] = []
         for old in known:
             if old.fact_id == new.fact_id or old.fact_id in taken or old.embedding is None:
                 continue
@@ -202,19 +377,29 @@ def conflicts(
             # a slot value without a cue only replaces a Fact that names its attribute
             if _other_slots(new, old):
                 continue
-            cued = new.correction and old.polarity == new.polarity
+            cued = (new.correction or weak) and old.polarity == new.polarity
             if not (cued or _head_shared(new, old)):
                 continue
             sim = cosine(new.embedding, old.embedding)
             old_vals = values(old.content)
-            if sim < threshold or not _differs(new_vals, old_vals):
+            if sim < threshold or not _differs(new_vals, old_vals, weak):
                 continue
             shared = len(_words(new.content) & _words(old.content) - {w.lower() for w in new_vals})
             kin = _typed(new.entities, old.content) & _typed(old.entities, new.content)
+            if weak and not (
+                kin
+                or _anchored(new.content, old.content)
+                or _same_role(new.content, old.content, new_vals, old_vals)
+            ):
+                continue  # "now Y" ties to an older Fact only through its attribute
             same_kind = 0.03 * (old.kind == new.kind)  # a correction restates one kind of Fact
+            named = bool(attr) and any(w.lower() in old.content.lower() for w in attr)
             found.append(
-                (sim + 0.02 * min(shared, 3) + 0.05 * bool(kin) + same_kind, old, old_vals)
+                (sim + 0.02 * min(shared, 3) + 0.05 * bool(kin) + same_kind, old, old_vals, named)
             )
+        if any(f[3] for f in found):
+            # the change names its attribute ("修车的地方改为 Y"): only Facts about it
+            found = [f for f in found if f[3]]
         if not found:
             continue
         if value_similarity is not None and len(found) > 1:
@@ -224,14 +409,28 @@ def conflicts(
                 text,
                 [
                     " ".join([w for w, t in v.items() if t == "name"] or list(v))
-                    for _s, _o, v in found
+                    for _s, _o, v, _n in found
                 ],
             )
-            found = [(s + v, o, ov) for (s, o, ov), v in zip(found, sims, strict=True)]
+            found = [(s + v, o, ov, n) for (s, o, ov, n), v in zip(found, sims, strict=True)]
         best = max(found, key=lambda x: x[0])[1]
         out[new.fact_id] = best.fact_id
         taken.add(best.fact_id)
     return out
 
 
-__all__ = ["CUE_EN", "CUE_ZH", "Claim", "Known", "conflicts", "cosine", "has_cue", "values"]
+__all__ = [
+    "CUE_EN",
+    "CUE_ZH",
+    "NOW_EN",
+    "NOW_ZH",
+    "Claim",
+    "Known",
+    "attribute",
+    "candidate",
+    "conflicts",
+    "cosine",
+    "has_cue",
+    "is_weak",
+    "values",
+]

@@ -1,7 +1,7 @@
 """Deterministic fact extraction from chat turns, English and Chinese, no LLM.
 
 A user turn is split into clauses (sentences, then commas/semicolons/"but"), fragments with
-no information of their own are glued back to a neighbour, and each clause becomes a
+no information of their own are glued back to the clause next to them, and each clause becomes a
 FactDraft (kind, slot, polarity, third-person wording, entities, time range) or a Rejection
 saying why it cannot affect a future answer. Only ``role == "user"`` turns give facts:
 assistant turns are skipped (a fact the user confirmed comes from the user's own turn).
@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Token
 
 from extract import clause_grammar as cg
 from extract import rx, zh_grammar
-from extract.conflicts import CUE_EN, CUE_ZH
+from extract.conflicts import CUE_EN, CUE_ZH, is_weak
 from extract.lang import detect_lang, fmt_number, parse_number, team_slug
 from extract.nlp import doc_text, entity_refs, ents_in, gazetteer_lookup
 from extract.packs import Pack, PackPattern
@@ -82,7 +82,9 @@ _LEAD_EN = _rx(
     r"(?:hi|hello|hey)(?:\s+[A-Z][a-z]+)?)\b[\s,:!.-]*)"
 )
 _CORR_EN = _rx(
-    r"^(?:(?:correction|update|to correct|to clarify|oops|my mistake|sorry|wait)\b\s*[:,!：，-]\s*"
+    r"^(?:(?:correction|update|to correct|to clarify|oops|my mistake|sorry|wait|"
+    r"never mind)\b\s*[:,!：，-]\s*|(?:on second thoughts?|change of plans?|scratch that)\b"
+    r"[\s,:!：，.-]*"
     r"|(?:sorry,?\s*)?(?:i meant|i mean|what i meant (?:was|is)|let me correct (?:that|myself)|"
     r"i was wrong)\b[\s,:]*|no[,!]\s+)"
 )
@@ -94,7 +96,8 @@ _LEAD_ZH = rx.compile(
 )
 _CORR_ZH = rx.compile(
     r"^(?:(?:(?:更正|纠正|修正|订正)(?:一下)?|(?:更新|改)一下|(?i:update|correction))[:：，,\s]*"
-    r"|(?:不对|错了|说错了|我说错了|刚才说错了|抱歉|不好意思)(?:[，,：:!！\s]+|$)|(?:应该是|其实是)\s*)"
+    r"|(?:不对|错了|说错了|我说错了|刚才说错了|抱歉|不好意思|(?:我)?改主意了|计划有变|计划变了)"
+    r"(?:[，,：:!！\s]+|$)|(?:应该是|其实是)\s*)"
 )
 _ACTUALLY_ZH = rx.compile(r"^其实[，,\s]*")
 # trailing punctuation, or sentence-final particles after a CJK char (group "p": the particles)
@@ -190,7 +193,11 @@ _SUBORD_EN = {
     "until",
     "whereas",
 }
-_SUBORD_ZH = rx.compile(r"^(?:如果|要是|因为|虽然|只要|假如|除非|当|等到|一旦)")
+_SUBORD_ZH = rx.compile(r"^(?:如果|要是|因为|虽然|只要|假如|除非|当|等到|一旦|万一|假设|倘若)")
+# a value that is itself asked about: A-not-A and question words ("报名是不是要 …")
+_ASKED_ZH = rx.compile(
+    r"^不是|是不是|要不要|能不能|会不会|有没有|可不可以|用不用|需不需要|多少|什么|哪"
+)
 _CONJ_EN = {"but", "however", "and", "though", "yet", "whereas"}
 _CONJ_ZH = {"但", "但是", "不过", "而且", "可是", "然而"}
 _SENT_END_ZH = set("。！？!?\n…")
@@ -1160,11 +1167,13 @@ def _analyse(
     clause: _Piece,
     correction_in_sentence: bool,
     owner: str | None = None,
+    marked: bool = False,
 ) -> FactDraft | Rejection | bool:
     """A FactDraft, a Rejection, or True when the clause is only a correction marker.
 
     ``owner``: the user's own thing the sentence opened with ("我们 X 的 A 是 …"), which a
-    further statement with a bare subject ("W 在 V") is about."""
+    further statement with a bare subject ("W 在 V") is about. ``marked``: a clause of the
+    sentence before this one was only a change marker ("Scratch that,", "X 我换了")."""
     zh = lang == "zh"
     raw = doc_text(doc)[clause.start : clause.end]
     greeting = _greeting(raw, lang)
@@ -1188,6 +1197,8 @@ def _analyse(
         if rest is not None:
             return _analyse(msg, doc, lang, rest, correction_in_sentence)
         return _reject(msg, "asks the agent for help, states nothing", raw.strip())
+    if zh and question and slot and _ASKED_ZH.search(value or ""):
+        slot = value = None  # "报名是不是要 …？": the value is what the question asks
     if (question or request) and slot is None:
         rest = _after_wrapper(doc, clause, start, end)
         if rest is not None:  # "Can you remember this for me: I've booked …"
@@ -1197,17 +1208,23 @@ def _analyse(
         )
     toks = [] if zh else _tokens(doc, start, end)
     named = None if zh else _named_antecedent(doc, start, toks)
+    kind, polarity = _kind_zh(text) if zh else _kind_en(text, toks)
     reason = None if named else _not_the_users(text, toks, lang, slot is not None)
+    if reason is None and not named and kind != "constraint":
+        reason = _other_person(text, toks, lang)
     if reason:
         return _reject(msg, reason, raw.strip())
-    kind, polarity = _kind_zh(text) if zh else _kind_en(text, toks)
     if slot:
         kind = SLOT_KIND.get(slot.split(":", 1)[0], kind)
         polarity = "likes" if kind == "preference" else "neutral"
     anchors = _anchors(text, msg.metadata)
     # "我自己的话，X": the lead names the user as the topic of X
     topic = zh and zh_grammar.topic_led(doc_text(doc)[clause.start : start])
-    if slot is None and not anchors and not owner and not topic:
+    # a clause that marks itself as a change ("Update: from now on X"), or says how things
+    # are now after a change marker ("X 我换了，现在 Y"), is about the user's own
+    # arrangement, whatever its grammatical subject
+    changes = bool((CUE_ZH if zh else CUE_EN).search(raw)) or (marked and is_weak(raw))
+    if slot is None and not anchors and not owner and not topic and not changes:
         reason = _not_about_user(text, toks, kind, lang, bool(msg.metadata.get("speaker")))
         if reason:
             return _reject(msg, reason, raw.strip())
@@ -1241,7 +1258,8 @@ def _analyse(
     content = resolve_relative_days(content, msg.timestamp, zh)
     retracts = retracts_zh(text) if zh else retracts_en(_content_tokens(toks))
     changed = bool(slot) and bool((_CHANGE_ZH if zh else _CHANGE_EN).search(text))
-    cue = correction or changed or bool((CUE_ZH if zh else CUE_EN).search(raw))
+    # a marker earlier in the sentence ("Scratch that, …", "X 我换了，…") cues it too
+    cue = correction or marked or changed or bool((CUE_ZH if zh else CUE_EN).search(raw))
     correction = (
         correction
         or correction_in_sentence
@@ -1333,6 +1351,10 @@ def _has_content_en(toks: list[Token]) -> bool:
             return True
         if t.ent_type_ in _NAME_ENTS:
             return True
+        # "…, no fabric softener": a trailing "no X" the user adds as an instruction
+        trailing = i > 0 and toks[i - 1].is_punct
+        if t.lower_ == "no" and t.dep_ == "det" and t.head.dep_ == "appos" and trailing:
+            return True
     return False
 
 
@@ -1412,6 +1434,55 @@ _PERSON_VERBS_ZH = rx.compile(
     r"偏好|希望|想|要|让|叫|嫌)"
 )
 _THIRD_PRON_ZH = ("他", "她", "他们", "她们")
+
+
+# what stops a Chinese subject noun phrase: its verb, an adverb, a preposition, a number
+_NP_STOP_ZH = ("v", "d", "p", "t", "m", "c", "a", "u")
+
+
+def _people(lang: Lang) -> set[str]:
+    return {w.lower() for w in current_pack().people.get(lang, ())}
+
+
+def _other_person(text: str, toks: list[Token], lang: Lang) -> str | None:
+    """A statement whose subject is another person the pack names ("my <person> is on X",
+    "楼上<person>家的<person>在学 X"): that person's fact, not the user's. A constraint the
+    user states for them ("<person>对 X 过敏") stays the user's to respect; a subject joined
+    with the user ("my <person> and I", "我和<person>") is the user's."""
+    if lang == "zh" or _HAN.search(text):
+        people = _people("zh")
+        head, np = "", list[str]()
+        for w, f in cut_zh(text):
+            if not w.strip() or f == "x":
+                continue
+            if w in ("的", "家") or f in ("q", "uj"):
+                continue
+            if (f[:1] in ("n", "r", "j", "s") or (f[:1] == "i" and not np)) and not (
+                f[:1] == "r" and np and w not in ("我", "我们")
+            ):
+                np.append(w)
+                head = w
+                continue
+            break
+        if not np or np == ["我"] or np == ["我们"]:
+            return None
+        person = head in people or (
+            head not in ("我", "我们") and any(p in head for p in people if len(p) >= 2)
+        )
+        owner = [w for w in np if w in people or any(p in w for p in people if len(p) >= 2)]
+        if person or (owner and cut_zh(head)[0][1] == "nr"):
+            return f"about someone else ({''.join(np)}), not the user"
+        return None
+    people = _people("en")
+    ids = {t.i for t in toks}
+    for verb in (t for t in toks if t.head.i not in ids or t.dep_ == "ROOT"):
+        subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subj is None or subj.lemma_.lower() not in people:
+            return None
+        if any(c.dep_ == "conj" and _first_person(c) for c in subj.subtree):
+            return None  # "my wife and I"
+        return f"about someone else ({subj.text}), not the user"
+    return None
 
 
 def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str | None:
@@ -1521,24 +1592,34 @@ def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
     by_key: dict[str, FactDraft] = {}
     rejections: list[Rejection] = []
     corrected_sents: set[int] = set()
+    marked: set[int] = set()  # sentences with a clause that is only a change marker
     carried: str | None = None
     owner: tuple[int, str | None] = (-1, None)  # (sentence, the user's thing it opened with)
     for clause in _clauses(doc, lang):
         owned = None
+        stripped = _strip(doc, clause.start, clause.end, lang)
         if lang == "zh":
-            bare = _strip(doc, clause.start, clause.end, lang)[2]
+            bare = stripped[2]
             if owner[0] != clause.sent:
                 found = cg.possessor_zh(bare)
                 owner = (clause.sent, found if found and _FIRST_PERSON_ZH.match(found) else None)
             elif owner[1] and cg.bare_subject_zh(bare):
                 owned = owner[1]
-        result = _analyse(msg, doc, lang, clause, clause.sent in corrected_sents, owned)
+        result = _analyse(
+            msg, doc, lang, clause, clause.sent in corrected_sents, owned, clause.sent in marked
+        )
         if lang == "zh":
             text = _TRAIL.sub("", doc_text(doc)[clause.start : clause.end].strip())
             if isinstance(result, FactDraft) and carried and _OPENS_WITH_CHANGE_ZH.match(text):
                 result = _carry(result, carried, text)
             named = _CHANGED_ZH.match(text)
             carried = named.group("attr") if named else None
+        else:
+            named = None
+        if isinstance(result, FactDraft) and named and not result.slot:
+            result = True  # "X 我换了，现在 Y": the clause only says that X changed
+        if result is True or stripped[3]:
+            marked.add(clause.sent)  # "Scratch that, …": the rest of it is a change
         if result is True:
             corrected_sents.add(clause.sent)  # a bare "更正：" / "Correction:" piece
         elif isinstance(result, FactDraft):

@@ -240,6 +240,10 @@ _VALUE_END = rx.compile(r"[，,。；;！!？?]")
 _VALUE_TAIL = rx.compile(r"(?:了|吧|啊|呀|哦|啦|的)+$")
 _OWNER_ZH = {"我", "我们", "咱们", "的", "把"}
 _RETRACT_ZH = rx.compile(r"不再|不用了?|不要了?|不考虑|取消了?|退掉了?|停掉了?")
+# "不是 X 了" / "已经不是 X 了": X stopped being the case
+_NOT_ANY_MORE_ZH = rx.compile(
+    r"(?:^|[^还])不(?:是|在)\s*(?P<v>[^，,。；;！!？?\s了][^，,。；;！!？?了]{0,15}?)\s*了"
+)
 
 
 def cut_zh(text: str) -> list[tuple[str, str]]:
@@ -321,7 +325,11 @@ def _value_zh(rest: str) -> str:
 
 
 def retracts_zh(text: str) -> tuple[str, ...]:
-    """What a 不再 / 取消 … clause says is no longer true: its object, without the verb."""
+    """What a 不再 / 取消 / 不是…了 clause says is no longer true: its object, without the verb."""
+    gone = _NOT_ANY_MORE_ZH.search(text)
+    if gone:
+        obj = _value_zh(gone.group("v"))
+        return (obj,) if 2 <= len(obj) <= 12 else ()
     m = _RETRACT_ZH.search(text)
     if not m:
         return ()

@@ -16,7 +16,7 @@ from typing import Any
 
 from core.errors import StorageUnavailable
 from core.settings import Settings
-from extract.conflicts import Claim, Known, conflicts, cosine
+from extract.conflicts import Claim, Known, candidate, conflicts, cosine
 from extract.slots import resolve_slot
 from extract.summaries import build_summaries, summary_key
 from extract.topics import TopicChoice, assign_topics, topic_embedding_text
@@ -375,7 +375,7 @@ class Pipeline:
             )
             for n in new
         ]
-        if not any((c.correction or c.slot) and c.embedding is not None for c in claims):
+        if not any(candidate(c) and c.embedding is not None for c in claims):
             return {}, new
         stored = await gm.conflict_candidates(
             self.db, tenant, user_id, self.settings.conflict_candidates

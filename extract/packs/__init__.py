@@ -2,7 +2,8 @@
 
 The engine in extract/ holds grammar only (pronouns, cue words, number formats). What a
 deployment knows about its domains — the Topic taxonomy, fact labels, behaviour attributes
-and filter fields, gazetteers (cities, brands), team regions, job words and summary wording
+and filter fields, gazetteers (cities, brands), team regions, job words, the words for
+other people (whose statements are not the user's facts) and summary wording
 — comes from packs: ``extract/packs/<name>.yaml`` shipped with the package, or any YAML
 file given by path. Packs layer in the order given: a later pack extends the lists of an
 earlier one and overrides its single values (see README, "Domain packs").
@@ -88,6 +89,7 @@ class PackFile(_Model):
     entities: dict[Name, tuple[tuple[Term, ...], ...]] = Field(default_factory=dict)
     team_regions: dict[Term, Name] = Field(default_factory=dict)
     jobs: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
+    people: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
     wording: dict[Name, dict[Lang, str]] = Field(default_factory=dict)
 
 
@@ -104,6 +106,7 @@ class Pack:
     entities: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     team_regions: Mapping[str, str] = field(default_factory=dict)
     jobs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    people: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     wording: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def words(self, key: str, lang: Lang) -> str:
@@ -198,7 +201,7 @@ class Pack:
         for _, rows in self.entities:
             terms.update(a for row in rows for a in row)
         terms.update(self.team_regions)
-        for words in self.jobs.values():
+        for words in (*self.jobs.values(), *self.people.values()):
             terms.update(words)
         return {fold(t) for t in terms}
 
@@ -279,6 +282,7 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
     entities: dict[str, list[tuple[str, ...]]] = {}
     regions: dict[str, str] = {}
     jobs: dict[str, list[str]] = {}
+    people: dict[str, list[str]] = {}
     wording: dict[str, dict[str, str]] = {}
     for f in files:
         for t in f.taxonomy:
@@ -295,6 +299,8 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
         regions.update(f.team_regions)
         for lang, words in f.jobs.items():
             jobs.setdefault(lang, []).extend(words)
+        for lang, words in f.people.items():
+            people.setdefault(lang, []).extend(words)
         for key, texts in f.wording.items():
             wording.setdefault(key, {}).update({str(k): v for k, v in texts.items()})
     taxonomy = Taxonomy(
@@ -312,6 +318,7 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
         entities=tuple((label, tuple(rows)) for label, rows in entities.items()),
         team_regions=regions,
         jobs={lang: _dedupe(words) for lang, words in jobs.items()},
+        people={lang: _dedupe(words) for lang, words in people.items()},
         wording=wording,
     )
 

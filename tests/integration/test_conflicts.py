@@ -7,7 +7,7 @@ import httpx
 
 from gumem.service import Memory
 from tests.integration.helpers import ADD, gql
-from tests.integration.test_corrections import FACTS, msg
+from tests.integration.test_corrections import FACTS, RECALL, current_lines, msg
 
 
 async def test_switched_to_supersedes_the_older_slotless_fact(
@@ -74,3 +74,46 @@ async def test_a_chinese_change_in_one_batch_supersedes(client: httpx.AsyncClien
     active = [f["content"] for f in facts if f["validity"] == "active"]
     assert len(old) == 1 and "Trello" in old[0], facts
     assert any("Asana" in c for c in active) and any("瑜伽" in c for c in active), facts
+
+
+async def test_a_change_of_attribute_supersedes_exactly_its_fact(
+    client: httpx.AsyncClient,
+) -> None:
+    """ "宽带那边我换了，现在用 Y": the older broadband Fact is superseded, the allergy of the
+    same session stays, and recall shows only the new value as current."""
+    user = "u-zh-broadband"
+    await gql(
+        client,
+        ADD,
+        m=[
+            msg("b1", user, "s1", "2026-05-02T09:00:00+00:00", "家里宽带一直用的是长城宽带。"),
+            msg(
+                "b2",
+                user,
+                "s1",
+                "2026-05-02T09:01:00+00:00",
+                "我对尘螨过敏，上门装机的师傅要穿鞋套。",
+            ),
+        ],
+    )
+    await gql(
+        client,
+        ADD,
+        m=[
+            msg("b3", user, "s2", "2026-06-10T20:00:00+00:00", "宽带那边我换了，现在用鹏博士宽带。")
+        ],
+    )
+    facts = (await gql(client, FACTS, u=user))["data"]["facts"]
+    old = [f for f in facts if "长城" in f["content"]]
+    new = [f for f in facts if "鹏博士" in f["content"]]
+    allergy = [f for f in facts if "尘螨" in f["content"]]
+    assert len(old) == 1 and old[0]["validity"] == "superseded", facts
+    assert len(new) == 1 and new[0]["validity"] == "active", facts
+    assert old[0]["supersededBy"] == [{"id": new[0]["id"]}]
+    assert allergy and all(f["validity"] == "active" for f in allergy), facts
+    superseded = [f for f in facts if f["validity"] == "superseded"]
+    assert len(superseded) == 1, facts  # only that one
+    ctx = (await gql(client, RECALL, u=user, q="家里宽带是哪家的？"))["data"]["memory"]
+    text = ctx["formattedContext"]
+    assert "鹏博士" in text
+    assert not current_lines(text, "长城"), text
