@@ -22,9 +22,10 @@ old baselines over the bare text without the speaker are kept as "bm25 (no names
 
 Context: the share of questions whose LoCoMo `answer` (lower-cased, punctuation and
 whitespace folded) appears in the context an agent gets. GUMem's is its formattedContext;
-each baseline's is its ranked turns, one line each ("- [id] Speaker: text", the shape of
-GUMem's message lines), added in rank order while the total stays within the token count
-of GUMem's context for that same question (equal tokens, question by question).
+each baseline's is its ranked turns, one line each ("- [id] (7 May 2023) Speaker: text",
+the shape of GUMem's message lines, dated the same way), added in rank order while the
+total stays within the token count of GUMem's context for that same question (equal
+tokens, question by question).
 Session recall_all@k: 1 when every evidence session is among the sessions of the first k
 ranked turns (the same k-turn budget as turn recall), else 0.
 
@@ -59,6 +60,7 @@ from bench.common import (
 )
 from core.settings import ROOT
 from graph import reads
+from gumem.recall import dated
 from gumem.runtime import Runtime
 from gumem.service import Memory
 
@@ -150,6 +152,13 @@ def budget_context(ranked: list[str], line: dict[str, str], budget: int) -> str:
         out.append(line[m])
         used += n
     return "\n".join(out)
+
+
+def baseline_line(m: dict[str, Any], text: str) -> str:
+    """A baseline's context line for a turn: the shape of GUMem's message lines, dated the
+    same way ("- [id] (7 May 2023) Speaker: text"), so no system gains by format alone."""
+    ts = datetime.fromisoformat(m["timestamp"])
+    return f"- [{m['id']}] {dated((ts, ts), 'en')}{text}"
 
 
 def rrf(rankings: list[list[str]], k: int = 60) -> list[str]:
@@ -294,7 +303,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             known = set(ids)
             texts = [named(m) for m in msgs]
             raw = [m["content"] for m in msgs]
-            line = {m["id"]: f"- [{m['id']}] {t}" for m, t in zip(msgs, texts, strict=True)}
+            line = {m["id"]: baseline_line(m, t) for m, t in zip(msgs, texts, strict=True)}
             dense, bm25 = Dense(memory, ids, texts), Bm25(ids, texts)
             dense_raw, bm25_raw = Dense(memory, ids, raw), Bm25(ids, raw)
             t0 = time.perf_counter()
@@ -413,8 +422,8 @@ def summarise(
             "is reported apart",
             "tokens": "formattedContext tokens = whitespace words + 1 per CJK character",
             "answer_in_context": "normalised LoCoMo answer is a substring of the context; "
-            "GUMem: its formattedContext; baselines: their ranked turns as '- [id] Speaker: "
-            "text' lines within the same token count as GUMem's context for that question",
+            "GUMem: its formattedContext; baselines: their ranked turns as '- [id] (date) "
+            "Speaker: text' lines within the same token count as GUMem's context for that question",
             "session_recall_all": "every evidence session among the sessions of the first k "
             "ranked turns",
             "gumem_items": "one recall(limit=20) per question; its mid-term then long-term "

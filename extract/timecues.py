@@ -258,6 +258,22 @@ _MONTH_EN = rx.compile(r"\bin (" + "|".join(MONTHS_EN) + r")\b", rx.IGNORECASE)
 # "(?:\D|$)": not before a digit ("12月3" is no month); the cue is the group "cue"
 _MONTH_ZH = rx.compile(r"(?P<cue>(十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月)(?:\D|$)")
 _LAST_MONTH = rx.compile(r"上个月|last month", rx.IGNORECASE)
+_LAST_YEAR = rx.compile(r"去年|last year", rx.IGNORECASE)
+# A date that names its year: "October 13, 2023", "13 October 2023", "December 2023",
+# "in 2022", "2023年5月3日", "2023年5月", "2023年". The year is what makes it a date, not an
+# anniversary ("on May 3" stays no cue: it may be any year's).
+_MON = "(?P<mon>" + "|".join(MONTHS_EN) + ")"
+_YEAR = r"(?P<year>(?:19|20)\d\d)\b"
+_DATED_EN = rx.compile(
+    r"\b(?:" + _MON + r"\s+(?:(?P<d1>\d{1,2})(?:st|nd|rd|th)?,?\s+)?"
+    r"|(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON.replace("mon", "mon2") + r",?\s+"
+    r"|\bin\s+)" + _YEAR,
+    rx.IGNORECASE,
+)
+_DATED_ZH = rx.compile(
+    r"(?P<year>(?:19|20)\d\d)\s*年(?:\s*(?P<mon>1[0-2]|0?[1-9])\s*月"
+    r"(?:\s*(?P<day>3[01]|[12]\d|0?[1-9])\s*[日号])?)?"
+)
 
 
 def parse_time_cue(query: str, now: datetime) -> Window | None:
@@ -271,7 +287,38 @@ def parse_time_cue(query: str, now: datetime) -> Window | None:
         return None
 
 
+def _dated(query: str, now: datetime) -> Window | None:
+    """A window for a date that names its year: that day, month or year."""
+    m = _DATED_EN.search(query)
+    if m:
+        mon = m.group("mon") or m.group("mon2")
+        day = m.group("d1") or m.group("d2")
+        month = month_index(mon) if mon else None
+    else:
+        m = _DATED_ZH.search(query)
+        if not m:
+            return None
+        month = int(m.group("mon")) if m.group("mon") else None
+        day = m.group("day")
+    year = int(m.group("year"))
+    start = now.replace(year=year, month=month or 1, day=1, hour=0, minute=0, second=0)
+    start = start.replace(microsecond=0)
+    if month is None:
+        end = start.replace(year=year + 1)
+    elif day is None:
+        end = (
+            start.replace(year=year + 1, month=1) if month == 12 else start.replace(month=month + 1)
+        )
+    else:
+        start = start.replace(day=int(day))
+        end = start + timedelta(days=1)
+    return Window(start, end, m.group(0).strip())
+
+
 def _parse_time_cue(query: str, now: datetime) -> Window | None:
+    dated = _dated(query, now)
+    if dated is not None:
+        return dated
     for pattern, back in _DAY_CUES:
         m = pattern.search(query)
         if m:
@@ -287,6 +334,12 @@ def _parse_time_cue(query: str, now: datetime) -> Window | None:
         month = now.month - 1 or 12
         start, end = _recalled_month(now, month, 1 if now.month == 1 else 0)
         return Window(start, end, m.group(0))
+    m = _LAST_YEAR.search(query)
+    if m:
+        start = now.replace(
+            year=now.year - 1, month=1, day=1, hour=0, minute=0, second=0, microsecond=0
+        )
+        return Window(start, start.replace(year=now.year), m.group(0))
     m = _MONTH_EN.search(query)
     named = month_index(m.group(1)) if m else None
     if m and named is not None:

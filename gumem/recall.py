@@ -19,11 +19,12 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
+from extract import rx
 from extract.decay import rank_factor
-from extract.lang import detect_lang
+from extract.lang import MONTHS_EN, detect_lang
 from extract.timecues import Window
 from extract.types import author_name
 
@@ -50,6 +51,9 @@ class Item:
     topic: str | None = None
     confidence: float | None = None
     timestamp: datetime | None = None
+    # when it happened, as its line dates it: a Fact's event time (a resolved "yesterday"
+    # is that day), a Message's time; None: undated
+    period: tuple[datetime, datetime] | None = None
     source_fact_ids: list[str] = field(default_factory=list)
     source_message_ids: list[str] = field(default_factory=list)
     replaced_by: list[tuple[str, str]] = field(default_factory=list)  # (fact id, content)
@@ -338,11 +342,12 @@ def assemble(
                     topic=f.get("topic"),
                     confidence=f["confidence"],
                     timestamp=f["time_end"],
+                    period=(f["time_start"], f["time_end"]),
                     source_message_ids=sources,
                 )
             )
             cited.update(sources)
-        elif r.kind == "message" and r.id not in cited:
+        elif r.kind == "message" and (r.id not in cited or _says_more(r.id, messages, facts)):
             m = messages[r.id]
             cited.add(r.id)
             mid.append(
@@ -353,6 +358,7 @@ def assemble(
                     round(r.score, 4),
                     f"message close to the query ({r.why()})",
                     timestamp=m["timestamp"],
+                    period=(m["timestamp"], m["timestamp"]),
                     source_message_ids=[r.id],
                     replaced_by=corrected.get(r.id, []),
                     superseded=r.id in corrected,
@@ -394,6 +400,30 @@ def assemble(
     return Recall(query, short, mid, long_term, formatted, p.window)
 
 
+SAYS_MORE = 1.0  # a cited turn is shown too when over this share of its words is not in its Fact
+
+
+def _words(text: str) -> set[str]:
+    """Content-bearing words of a text: Latin-script words of three letters or more, numbers,
+    and each CJK character (lower-cased)."""
+    return {w for w in _WORDS.findall(text.lower()) if len(w) >= 3 or w.isdigit() or w > "\u3000"}
+
+
+def _says_more(
+    mid: str, messages: dict[str, dict[str, Any]], facts: dict[str, dict[str, Any]]
+) -> bool:
+    """Whether a turn a shown Fact cites says more than what was extracted from it: the Facts
+    that cite it keep at most half of its words, so its own words are shown too."""
+    if SAYS_MORE >= 1.0:
+        return False
+    said = _words(messages[mid]["content"] or "")
+    kept: set[str] = set()
+    for f in facts.values():
+        if any(m["message_id"] == mid for m in f["sources"]):
+            kept |= _words(f["content"] or "")
+    return bool(said) and len(said - kept) > SAYS_MORE * len(said)
+
+
 def _summary_item(
     s: dict[str, Any], r: Ranked, w: Window | None, score_of: dict[str, float]
 ) -> Item:
@@ -432,6 +462,7 @@ _HEAD = {
 _BREAKING = frozenset({"Cc", "Zl", "Zp"})
 _HIDDEN = frozenset({"Cf"})
 _SPACES = re.compile(r"\s+")
+_WORDS = rx.compile(r"[\u3400-\u9fff]|\w+")
 # Leading characters that make markup of a line (headings, quotes, items, rules, code, tables)
 _MARKERS = frozenset("#>-*+=|`~_•·◦‣⁃")
 _BRACKETS = str.maketrans({"[": "(", "]": ")", "［": "(", "］": ")", "【": "(", "】": ")"})
@@ -480,7 +511,8 @@ def format_context(
 
         def fact_line(it: Item, indent: str) -> str:
             sources = ", ".join(it.source_message_ids)
-            return f"{indent}- [{it.id}] {inline(it.content)} ({h_src}: {sources})"
+            when = dated(it.period, lang)
+            return f"{indent}- [{it.id}] {when}{inline(it.content)} ({h_src}: {sources})"
 
         for it in mid:
             if it.kind == "summary":
@@ -503,11 +535,32 @@ def format_context(
     return "\n".join(lines)
 
 
+def day_label(t: datetime, lang: str) -> str:
+    """A calendar day as a reader says it: "7 May 2023" (no numeric order to misread), or
+    "2023年5月7日"."""
+    if lang == "zh":
+        return f"{t.year}年{t.month}月{t.day}日"
+    return f"{t.day} {MONTHS_EN[t.month - 1].capitalize()} {t.year}"
+
+
+def dated(period: tuple[datetime, datetime] | None, lang: str) -> str:
+    """The prefix that dates a line: its day, or its first and last day when it spans
+    several ("(1 May 2023 – 7 May 2023) "); "" when undated. An end at midnight is the
+    end of the day before (a resolved "yesterday" is that one day)."""
+    if period is None or period[0] is None:
+        return ""
+    start, end = period
+    last = end - timedelta(microseconds=1) if end is not None and end > start else start
+    first_day, last_day = day_label(start, lang), day_label(last, lang)
+    label = first_day if first_day == last_day else f"{first_day} – {last_day}"
+    return f"（{label}）" if lang == "zh" else f"({label}) "
+
+
 def _message_line(it: Item, lang: str) -> str:
     """A raw Message, after its author when known; one whose value was corrected says so
     and names the Fact that replaced it."""
     who = f"{it.author}{'：' if lang == 'zh' else ': '}" if it.author else ""
-    line = f"- [{it.id}] {who}{inline(it.content)}"
+    line = f"- [{it.id}] {dated(it.period, lang)}{who}{inline(it.content)}"
     if not it.superseded:
         return line
     if not it.replaced_by:

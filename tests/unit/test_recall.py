@@ -199,9 +199,9 @@ def test_ranked_turns_name_their_author_when_the_metadata_does() -> None:
     c = own_candidates(cands(messages=[ann, named, plain]), "u1")
     r = assemble(plan(c, None, 8, W), c, {}, "who adopted a cat?", W, {}, "u1")
     lines = r.formatted.splitlines()
-    assert "- [m1] Ann Lee: I adopted a cat" in lines
-    assert "- [m2] Bo  x: We moved" in lines, "a name cannot forge a second label"
-    assert "- [m3] I run" in lines
+    assert "- [m1] (1 May 2026) Ann Lee: I adopted a cat" in lines, "dated, then who said it"
+    assert "- [m2] (1 May 2026) Bo  x: We moved" in lines, "a name cannot forge a second label"
+    assert "- [m3] (1 May 2026) I run" in lines
 
 
 def test_recent_lines_name_their_author_and_outdated_values_say_so() -> None:
@@ -289,3 +289,27 @@ def test_a_turn_that_matches_better_than_its_fact_is_shown_as_said() -> None:
     r = assemble(p, c, {f: fact(f) for f in p.fact_ids()}, "q", W)
     assert [it.id for it in r.mid_term] == ["m-a", "a"]
     assert "No glass tables" in r.formatted
+
+
+def test_ranked_lines_are_dated_by_when_it_happened() -> None:
+    """A Fact's line gives its event time (a resolved "yesterday" is that day, a span its
+    first and last day), a ranked turn's line the day it was said; recent turns, whose
+    time is now, are undated."""
+    c = cands(
+        fact_near=[near("a", 0.95), near("b", 0.90)],
+        messages=[msg("m9", days=3, mv=0.80)],
+        recent=[msg("m10", days=4, role="user", event_type="message")],
+    )
+    day = datetime(2026, 4, 30, tzinfo=UTC)
+    facts = {
+        "a": fact("a") | {"time_start": day, "time_end": day + timedelta(days=1)},
+        "b": fact("b") | {"time_start": day, "time_end": day + timedelta(days=7)},
+    }
+    r = assemble(plan(c, None, 8, W), c, facts, "what happened?", W)
+    lines = r.formatted.splitlines()
+    assert "- [a] (30 April 2026) fact a (evidence: m-a)" in lines
+    assert "- [b] (30 April 2026 – 6 May 2026) fact b (evidence: m-b)" in lines
+    assert "- [m9] (4 May 2026) message m9" in lines
+    assert "- [m10] user: message m10" in lines
+    zh = assemble(plan(c, None, 8, W), c, facts, "发生了什么？", W)
+    assert "- [a] （2026年4月30日）fact a (依据: m-a)" in zh.formatted.splitlines()

@@ -32,3 +32,32 @@ def test_last_week_and_months() -> None:
 def test_no_cue() -> None:
     assert parse_time_cue("running shoes under 800", NOW) is None
     assert parse_time_cue("size 42", NOW) is None
+
+
+def test_a_date_that_names_its_year_is_that_day_month_or_year() -> None:
+    day = parse_time_cue("What did she paint on October 13, 2023?", NOW)
+    assert day is not None and (day.start, day.end) == (
+        datetime(2023, 10, 13, tzinfo=UTC),
+        datetime(2023, 10, 14, tzinfo=UTC),
+    )
+    for q in ("the spot she found on 1 February, 2023", "2023年2月1日找到的店"):
+        w = parse_time_cue(q, NOW)
+        assert w is not None and w.start == datetime(2023, 2, 1, tzinfo=UTC), q
+    month = parse_time_cue("the class she started in December 2023", NOW)
+    assert month is not None and (month.start.month, month.end) == (
+        12,
+        datetime(2024, 1, 1, tzinfo=UTC),
+    )
+    year = parse_time_cue("beach trips in 2023", NOW)
+    assert year is not None and (year.start.year, year.end.year) == (2023, 2024)
+    zh_year = parse_time_cue("2022年的旅行", NOW)
+    assert zh_year is not None and zh_year.start == datetime(2022, 1, 1, tzinfo=UTC)
+    last = parse_time_cue("a road trip last year", NOW)
+    assert last is not None and (last.start, last.end) == (
+        datetime(2025, 1, 1, tzinfo=UTC),
+        datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    # no year, no date: an anniversary or a number
+    assert parse_time_cue("what do we do on May 3", NOW) is None
+    assert parse_time_cue("the 2023 plan for bus 2023", NOW) is None
+    assert parse_time_cue("February 30, 2023", NOW) is None
