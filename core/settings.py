@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     process_mode: Literal["sync", "async"] = "sync"
     process_timeout_s: float = 30.0  # sync processing past this goes on in the background
     run_worker: bool = True  # false: this API process leaves queued work to `gumem worker`
+    # a worker holds a user's processing lease this long unless it renews it (it does every
+    # third of it while processing); a killed worker's users are taken over after it
+    lease_ttl_s: float = Field(default=30.0, gt=0)
     event_window_days: float = 7.0
     # Extraction runs in worker processes; a message past its time budget fails alone
     extract_mode: Literal["process", "thread"] = "process"  # thread: tests, no time budget

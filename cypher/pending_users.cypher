@@ -10,4 +10,9 @@ CALL () {
   RETURN u.tenant AS tenant, u.user_id AS user_id, u.unconsolidated_at AS since
 }
 WITH tenant, user_id, min(since) AS since
+// with $owner: not the users another worker holds a live lease on
+OPTIONAL MATCH (u:User {uid: tenant + '|' + user_id})
+WITH tenant, user_id, since, u
+WHERE $owner IS NULL OR u IS NULL OR u.lease_owner IS NULL OR u.lease_owner = $owner
+  OR u.lease_expires IS NULL OR u.lease_expires < $now
 RETURN tenant, user_id ORDER BY since LIMIT $limit

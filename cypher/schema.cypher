@@ -16,6 +16,15 @@ CREATE INDEX message_session IF NOT EXISTS FOR (n:Message) ON (n.tenant, n.sessi
 CREATE INDEX user_unconsolidated IF NOT EXISTS FOR (n:User) ON (n.unconsolidated_at);
 CREATE INDEX fact_scope IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id);
 CREATE INDEX fact_key IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.key);
+// Consolidation and fact writes read only what a batch touched (issue 19): its dirty facts,
+// the facts of its Topics, of its slots and near its time, never the whole history.
+CREATE INDEX fact_dirty IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.dirty);
+CREATE INDEX fact_topic IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.topic);
+CREATE INDEX fact_slot IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.slot);
+CREATE INDEX fact_time IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.time_end);
+CREATE INDEX summary_topic IF NOT EXISTS FOR (n:Summary) ON (n.tenant, n.user_id, n.topic);
+CREATE INDEX message_pending IF NOT EXISTS FOR (n:Message) ON (n.tenant, n.user_id, n.status);
+CREATE INDEX message_user_time IF NOT EXISTS FOR (n:Message) ON (n.tenant, n.user_id, n.timestamp);
 CREATE INDEX summary_scope IF NOT EXISTS FOR (n:Summary) ON (n.tenant, n.user_id);
 CREATE INDEX topic_scope IF NOT EXISTS FOR (n:Topic) ON (n.tenant, n.user_id);
 CREATE INDEX entity_scope IF NOT EXISTS FOR (n:Entity) ON (n.tenant, n.user_id);

@@ -7,6 +7,7 @@ MATCH (old:Fact {fact_id: row.old_id})
 WHERE old.tenant = $tenant AND old.user_id = $user_id AND old.validity = 'active'
   AND old.fact_id <> f.fact_id
   AND coalesce(old.valid_from, old.time_start) <= f.valid_from
-SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from
+SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from,
+  old.dirty = true
 MERGE (f)-[:SUPERSEDES]->(old)
 RETURN collect(old.fact_id) AS superseded

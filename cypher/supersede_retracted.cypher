@@ -9,6 +9,7 @@ WHERE old.tenant = $tenant AND old.user_id = $user_id AND old.validity = 'active
   AND coalesce(old.valid_from, old.time_start) <= f.valid_from
   AND NOT any(s IN old.source_message_ids WHERE s IN f.source_message_ids)
   AND all(w IN row.words WHERE toLower(old.content) CONTAINS toLower(w))
-SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from
+SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from,
+  old.dirty = true
 MERGE (f)-[:SUPERSEDES]->(old)
 RETURN collect(old.fact_id) AS superseded

@@ -2,6 +2,7 @@
 // supersede older active ones (kept, marked superseded, linked by SUPERSEDES). "Older" is
 // by valid_from, the time of the earliest source Message; valid_to is set on superseding.
 // A row whose source Messages are not all there (deleted meanwhile) writes nothing.
+// Every Fact it writes or supersedes is marked `dirty`: consolidation re-plans their Topics.
 // `provenance`: one JSON record per contribution (its sources, anchors, time range),
 // so a deletion can re-derive what a kept Fact holds from its remaining sources.
 UNWIND $facts AS row
@@ -13,7 +14,8 @@ MERGE (f:Fact {fact_id: row.fact_id})
     f.validity = 'active', f.status = 'pending', f.created_at = $now, f.scope = $scope,
     f.embedding = row.embedding, f.source_message_ids = [], f.session_ids = [],
     f.event_types = [], f.anchors = [], f.labels = [], f.entities = [], f.provenance = []
-SET f.provenance = coalesce(f.provenance, []) +
+SET f.dirty = true,
+    f.provenance = coalesce(f.provenance, []) +
       [p IN row.provenance WHERE NOT p IN coalesce(f.provenance, [])],
     f.confidence = row.confidence, f.labels = row.labels, f.entities = row.entity_names,
     f.time_start = CASE WHEN f.time_start IS NULL OR row.time_start < f.time_start
@@ -55,7 +57,7 @@ CALL (f, row) {
   WITH f, newer ORDER BY coalesce(newer.valid_from, newer.time_end) DESC LIMIT 1
   FOREACH (n IN CASE WHEN newer IS NULL THEN [] ELSE [newer] END |
     SET f.validity = 'superseded', f.superseded_at = $now,
-      f.valid_to = coalesce(n.valid_from, n.time_end)
+      f.valid_to = coalesce(n.valid_from, n.time_end), n.dirty = true
     MERGE (n)-[:SUPERSEDES]->(f))
   RETURN count(newer) AS late
 }
@@ -65,7 +67,8 @@ CALL (f, row) {
   WHERE row.slot IS NOT NULL AND old.tenant = $tenant AND old.user_id = $user_id
     AND old.slot = row.slot AND old.validity = 'active' AND old.fact_id <> f.fact_id
     AND coalesce(old.valid_from, old.time_end) <= f.valid_from AND f.validity = 'active'
-  SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from
+  SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from,
+    old.dirty = true
   MERGE (f)-[:SUPERSEDES]->(old)
   RETURN collect(old.fact_id) AS superseded
 }

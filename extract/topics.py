@@ -503,6 +503,9 @@ def _family(slot: str) -> str:
     return slot.split(":", 1)[0].strip().lower()
 
 
+slot_family = _family  # public: the pipeline finds the filed facts of a slot family by it
+
+
 def _gap(a: FactRecord, b: FactRecord) -> timedelta:
     later = max(a.time_start, b.time_start)
     earlier_end = min(a.time_end, b.time_end)

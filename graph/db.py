@@ -80,6 +80,15 @@ class Database:
 
         return await self.read(work)
 
+    async def write_rows(self, cypher: LiteralString, **params: Any) -> list[dict[str, Any]]:
+        """One write query, its records as dicts."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+            result = await tx.run(cypher, params)
+            return [dict(r) async for r in result]
+
+        return await self.write(work)
+
     async def records(self, cypher: LiteralString, **params: Any) -> list[Record]:
         """One read query, raw records (graph types such as Path kept as they are)."""
 

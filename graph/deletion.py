@@ -243,7 +243,7 @@ async def delete_message(
         if orphan_topic_ids:
             t = await tx_rows(tx, query("delete_topics"), tenant=tenant, ids=orphan_topic_ids)
             topics = t[0]["topics"]
-        await tx_rows(tx, query("topic_counts"), tenant=tenant, user_id=plan.user_id)
+        await tx_rows(tx, query("topic_counts"), tenant=tenant, user_id=plan.user_id, topics=None)
         counts = {
             "messages": 1,
             "facts": out[0]["facts"],

@@ -25,6 +25,56 @@ class Fenced(GumemError):
     code = "FENCED"
 
 
+class LeaseLost(Fenced):
+    """Another worker claimed the user's processing lease (ours expired): this run stops
+    and writes nothing more; the new owner processes what is still pending."""
+
+    code = "LEASE_LOST"
+
+
+async def claim_lease(
+    db: Database, tenant: str, user_id: str, owner: str, ttl_s: float
+) -> int | None:
+    """Take the user's processing lease for `owner` (or extend its own live one): its
+    fencing token, or None if another owner holds a live lease (or the user is gone)."""
+    rows = await db.write_rows(
+        query("claim_lease"),
+        user_uid=user_uid(tenant, user_id),
+        owner=owner,
+        now=datetime.now(UTC),
+        ttl_ms=int(ttl_s * 1000),
+    )
+    return int(rows[0]["lease"]) if rows else None
+
+
+async def renew_lease(
+    db: Database, tenant: str, user_id: str, owner: str, lease: int, ttl_s: float
+) -> bool:
+    """Extend a lease `owner` still holds; False if it was taken meanwhile."""
+    rows = await db.write_rows(
+        query("renew_lease"),
+        user_uid=user_uid(tenant, user_id),
+        owner=owner,
+        lease=lease,
+        now=datetime.now(UTC),
+        ttl_ms=int(ttl_s * 1000),
+    )
+    return bool(rows)
+
+
+async def release_lease(db: Database, tenant: str, user_id: str, owner: str, lease: int) -> None:
+    await db.write_rows(
+        query("release_lease"), user_uid=user_uid(tenant, user_id), owner=owner, lease=lease
+    )
+
+
+def lease_of(token: str | None) -> int | None:
+    """The lease token a user token carries (its last part)."""
+    if token is None:
+        return None
+    return int(token.rsplit("#", 1)[1])
+
+
 def stable_id(prefix: str, *parts: str) -> str:
     digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:20]
     return f"{prefix}_{digest}"
@@ -162,6 +212,7 @@ async def write_facts(
     token: str | None,
     replaces: dict[str, str] | None = None,
     rejected: set[str] | None = None,
+    owner: str | None = None,
 ) -> list[str]:
     """Merge facts, supersede older ones on their slots (and the ones in `replaces`: new
     fact id → older fact id), mark messages processed (and `rejected`: those whose
@@ -214,6 +265,7 @@ async def write_facts(
             tx,
             query("mark_processed"),
             now=now,
+            owner=owner,
             rows=[
                 {"uid": message_uid(tenant, i), "embedding": v, "rejected": i in rejected}
                 for i, v in processed.items()
@@ -257,6 +309,35 @@ class Filed:
     fact: FactRecord
     topic: str | None
     prev_topic: str | None  # an unfiled correction: the Topic of the fact it replaced
+    active: bool = True  # a dirty Fact may be one superseded since the last consolidation
+
+
+def _filed(r: dict[str, Any]) -> Filed:
+    f = native(r["f"])
+    rec = FactRecord(
+        fact_id=f["fact_id"],
+        user_id=f["user_id"],
+        content=f["content"],
+        kind=f["kind"],
+        source_message_ids=tuple(f["source_message_ids"] or ()),
+        time_start=f["time_start"],
+        time_end=f["time_end"],
+        lang=f["lang"] or "en",
+        entities=tuple(EntityRef(e["name"], e["type"], e["normalized"]) for e in r["ents"]),
+        labels=tuple(f["labels"] or ()),
+        slot=f["slot"],
+        value=f["value"],
+        polarity=f["polarity"] or "neutral",
+        explicit=bool(f["explicit"]),
+        confidence=float(f["confidence"] or 1.0),
+        validity="active",
+        event_types=tuple(f["event_types"] or ()),
+        embedding=tuple(r["embedding"]) if r["embedding"] else None,
+        key=f["key"] or "",
+        session_ids=tuple(f["session_ids"] or ()),
+        anchors=tuple(f["anchors"] or ()),
+    )
+    return Filed(rec, f.get("topic"), r["prev_topic"], f.get("validity") == "active")
 
 
 async def active_facts(
@@ -264,34 +345,45 @@ async def active_facts(
 ) -> list[Filed]:
     """Active facts (plus the ids in `also`, e.g. facts a deletion will restore)."""
     rows = await db.rows(query("active_facts"), tenant=tenant, user_id=user_id, also=also or [])
-    out = []
-    for r in rows:
-        f = native(r["f"])
-        rec = FactRecord(
-            fact_id=f["fact_id"],
-            user_id=f["user_id"],
-            content=f["content"],
-            kind=f["kind"],
-            source_message_ids=tuple(f["source_message_ids"] or ()),
-            time_start=f["time_start"],
-            time_end=f["time_end"],
-            lang=f["lang"] or "en",
-            entities=tuple(EntityRef(e["name"], e["type"], e["normalized"]) for e in r["ents"]),
-            labels=tuple(f["labels"] or ()),
-            slot=f["slot"],
-            value=f["value"],
-            polarity=f["polarity"] or "neutral",
-            explicit=bool(f["explicit"]),
-            confidence=float(f["confidence"] or 1.0),
-            validity="active",
-            event_types=tuple(f["event_types"] or ()),
-            embedding=tuple(r["embedding"]) if r["embedding"] else None,
-            key=f["key"] or "",
-            session_ids=tuple(f["session_ids"] or ()),
-            anchors=tuple(f["anchors"] or ()),
-        )
-        out.append(Filed(rec, f.get("topic"), r["prev_topic"]))
-    return out
+    return [_filed(r) for r in rows]
+
+
+async def dirty_facts(db: Database, tenant: str, user_id: str) -> list[Filed]:
+    """The Facts written, re-merged or superseded since the user's last consolidation."""
+    rows = await db.rows(query("dirty_facts"), tenant=tenant, user_id=user_id)
+    return [_filed(r) for r in rows]
+
+
+async def facts_of_topics(
+    db: Database, tenant: str, user_id: str, topics: list[str], also: list[str] | None = None
+) -> list[Filed]:
+    """The active Facts filed under `topics` (plus the ids in `also`), oldest first."""
+    rows = await db.rows(
+        query("facts_of_topics"), tenant=tenant, user_id=user_id, topics=topics, also=also or []
+    )
+    return [_filed(r) for r in rows]
+
+
+async def facts_near(
+    db: Database,
+    tenant: str,
+    user_id: str,
+    sessions: list[str],
+    families: list[str],
+    spans: list[tuple[datetime, datetime]],
+) -> list[Filed]:
+    """The filed active Facts sharing a session or a slot family with new ones, or within
+    one of their time `spans` (each widened by the context window): the ones whose Topic
+    can vote on theirs. Oldest first."""
+    rows = await db.rows(
+        query("facts_near"),
+        tenant=tenant,
+        user_id=user_id,
+        sessions=sessions,
+        families=families,
+        spans=[{"since": a, "until": b} for a, b in spans],
+    )
+    return [_filed(r) for r in rows]
 
 
 async def user_topics(db: Database, tenant: str, user_id: str) -> list[TopicRecord]:
@@ -359,10 +451,13 @@ async def write_consolidation(
     retire: list[dict[str, Any]],
     started: datetime,
     token: str | None,
+    touched: list[str] | None = None,
+    clean: list[str] | None = None,
 ) -> None:
     """Topics, fact filing, new Summary versions and retired ones: one transaction, which
-    also clears the user's mark for the facts written before `started`. Nothing (Fenced)
-    if a deletion moved the user since `token` was read."""
+    also clears the user's mark for the facts written before `started` and the `dirty`
+    mark of the facts it read (`clean`), and recounts the `touched` Topics (None: all).
+    Nothing (Fenced) if a deletion or another worker moved the user since `token` was read."""
     now = datetime.now(UTC)
     rows = [summary_row(tenant, user_id, s) for s in summaries]
     scope = {
@@ -379,7 +474,9 @@ async def write_consolidation(
             await tx_rows(tx, query("write_summaries"), summaries=rows, **scope)
         if retire:
             await tx_rows(tx, query("retire_summaries"), retire=retire, **scope)
-        await tx_rows(tx, query("topic_counts"), **scope)
+        await tx_rows(tx, query("topic_counts"), topics=touched, **scope)
+        if clean:
+            await tx_rows(tx, query("clear_dirty"), ids=clean, tenant=tenant)
         await _clear_mark(tx, tenant, user_id, started)
 
     await db.write(work)
@@ -411,10 +508,13 @@ async def consolidation_due(db: Database, tenant: str, user_id: str) -> bool:
 
 
 async def pending_users(
-    db: Database, limit: int = 100, now: datetime | None = None
+    db: Database, limit: int = 100, now: datetime | None = None, owner: str | None = None
 ) -> list[tuple[str, str]]:
-    """Users with Messages due at `now` or with facts to consolidate, oldest first."""
-    rows = await db.rows(query("pending_users"), now=now or datetime.now(UTC), limit=limit)
+    """Users with Messages due at `now` or with facts to consolidate, oldest first; with
+    `owner`, only those no other owner holds a live lease on."""
+    rows = await db.rows(
+        query("pending_users"), now=now or datetime.now(UTC), limit=limit, owner=owner
+    )
     return [(r["tenant"], r["user_id"]) for r in rows]
 
 

@@ -6,10 +6,13 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import os
+import socket
 import time
 import traceback
+import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,7 +22,13 @@ from core.settings import Settings
 from extract.conflicts import Claim, Known, candidate, conflicts, cosine
 from extract.slots import resolve_slot
 from extract.summaries import build_summaries, summary_key
-from extract.topics import TopicChoice, assign_topics, topic_embedding_text
+from extract.topics import (
+    DEFAULT_CONTEXT_WINDOW,
+    TopicChoice,
+    assign_topics,
+    slot_family,
+    topic_embedding_text,
+)
 from extract.types import (
     Extraction,
     FactDraft,
@@ -125,21 +134,28 @@ class Pipeline:
         self.extractor = extractor or Extractor(settings, models=self.models)
         self.status = WorkerStatus()
         self._locks: dict[tuple[str, str], asyncio.Lock] = defaultdict(asyncio.Lock)
+        # this process's name in the users' processing leases, unique across machines
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._leases: dict[tuple[str, str], int] = {}  # the leases this process holds
 
     @property
     def dim(self) -> int:
         return self.models.embedder.dim
 
     async def process_users(self, tenant: str, users: list[str]) -> int:
+        """Process these users now (sync mode): a user another worker holds is waited for
+        up to one lease time, then left to it (it processes what is pending)."""
         total = 0
         for user_id in users:
-            total += (await self.process_user(tenant, user_id)).messages
+            r = await self.process_user(tenant, user_id, wait_s=self.settings.lease_ttl_s)
+            total += r.messages
         return total
 
     async def process_pending(self, limit: int = 100) -> int:
-        """Process every user with Messages due (crash recovery, retries, async mode)."""
+        """Process every user with Messages due (crash recovery, retries, async mode) that
+        no other worker holds."""
         total = 0
-        users = await gm.pending_users(self.db, limit)
+        users = await gm.pending_users(self.db, limit, owner=self.owner)
         self.status.pending_users = len(users)
         for tenant, user_id in users:
             total += (await self.process_user(tenant, user_id)).messages
@@ -162,16 +178,69 @@ class Pipeline:
         """The in-process lock of one user's processing (deletion takes it too)."""
         return self._locks[(tenant, user_id)]
 
-    async def process_user(self, tenant: str, user_id: str) -> Report:
-        async with self._locks[(tenant, user_id)]:
+    async def process_user(self, tenant: str, user_id: str, wait_s: float = 0.0) -> Report:
+        """Process one user's pending Messages under its lease (gm.claim_lease): any number
+        of processes on any number of machines process each user serially. A user another
+        owner holds is waited for up to `wait_s`, then left to it (an empty Report)."""
+        async with self._locks[(tenant, user_id)], self._lease(tenant, user_id, wait_s) as held:
+            if not held:
+                return Report()
             for _ in range(FENCE_RETRIES):
-                with contextlib.suppress(gm.Fenced):
+                try:
                     return await self._process_user(tenant, user_id)
-                log.info("processing fenced by a deletion: starting over")
+                except gm.LeaseLost:
+                    log.warning("processing lease taken by another worker: left to it")
+                    return Report()
+                except gm.Fenced:
+                    log.info("processing fenced by a deletion: starting over")
             return Report()  # still pending: the worker takes it up
 
+    @contextlib.asynccontextmanager
+    async def _lease(self, tenant: str, user_id: str, wait_s: float) -> AsyncIterator[bool]:
+        """Hold the user's processing lease (claimed, renewed every third of its time,
+        released at the end): yields whether it was had. The lease's fencing token is part
+        of the user token every write of the run checks (`_token`)."""
+        ttl = self.settings.lease_ttl_s
+        deadline = time.monotonic() + wait_s
+        while True:
+            lease = await gm.claim_lease(self.db, tenant, user_id, self.owner, ttl)
+            if lease is not None or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(min(0.2, max(deadline - time.monotonic(), 0.0)))
+        if lease is None:
+            yield False
+            return
+        key = (tenant, user_id)
+        self._leases[key] = lease
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(ttl / 3)
+                with contextlib.suppress(StorageUnavailable):
+                    if not await gm.renew_lease(self.db, tenant, user_id, self.owner, lease, ttl):
+                        return  # taken: the run's next write is fenced
+
+        heartbeat = asyncio.create_task(renew())
+        try:
+            yield True
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+            self._leases.pop(key, None)
+            with contextlib.suppress(StorageUnavailable):
+                await gm.release_lease(self.db, tenant, user_id, self.owner, lease)
+
+    async def _token(self, tenant: str, user_id: str) -> str | None:
+        """The user's fencing token; LeaseLost if it no longer carries this run's lease."""
+        token = await gm.user_token(self.db, tenant, user_id)
+        held = self._leases.get((tenant, user_id))
+        if token is not None and held is not None and gm.lease_of(token) != held:
+            raise gm.LeaseLost("another worker holds this user's processing lease")
+        return token
+
     async def _process_user(self, tenant: str, user_id: str) -> Report:
-        token = await gm.user_token(self.db, tenant, user_id)  # before the Messages
+        token = await self._token(tenant, user_id)  # before the Messages
         pending = await gm.pending_messages(self.db, tenant, user_id)
         if not pending:
             return await self._finish_consolidation(tenant, user_id)
@@ -247,7 +316,7 @@ class Pipeline:
         except Exception as exc:
             # the user's next Messages consolidate again; retrying here would loop
             _log_error("consolidation failed", exc)
-            token = await gm.user_token(self.db, tenant, user_id)
+            token = await self._token(tenant, user_id)
             await gm.mark_consolidated(self.db, tenant, user_id, datetime.now(UTC), token)
         return report
 
@@ -286,6 +355,7 @@ class Pipeline:
                 token,
                 replaces=replaces,
                 rejected=rejected_messages(chat, extraction),
+                owner=self.owner,
             )
             if processed
             else []
@@ -462,37 +532,55 @@ class Pipeline:
         return Extracted(Extraction(tuple(facts), tuple(rejections)), failed)
 
     async def consolidate(self, tenant: str, user_id: str) -> tuple[int, int]:
-        async with self._locks[(tenant, user_id)]:
-            return await self._consolidate(tenant, user_id)
+        async with (
+            self._locks[(tenant, user_id)],
+            self._lease(tenant, user_id, self.settings.lease_ttl_s) as held,
+        ):
+            return await self._consolidate(tenant, user_id) if held else (0, 0)
 
     async def _consolidate(
         self, tenant: str, user_id: str, marked: bool = False
     ) -> tuple[int, int]:
         """File unfiled facts under Topics and rebuild the Summaries that changed.
-        `marked`: the user may carry a consolidation mark, to clear even when nothing
-        changed (otherwise that costs no write; a stale mark goes to the worker).
-        Its writes are fenced by the token read here, before what it reads."""
+
+        Incremental: only what the batch touched is read and re-planned, the Facts marked
+        `dirty` since the last consolidation (written, re-merged, superseded), the Topics
+        they are or get filed under (a correction's: the Topic of what it corrects), the
+        filed Facts that can vote on a new one's Topic (its sessions, slot families and
+        time, `gm.facts_near`) and the Summaries of those Topics; a Topic nothing touched
+        would plan the same Summaries again. `marked`: the user may carry a consolidation
+        mark, to clear even when nothing changed (otherwise that costs no write; a stale
+        mark goes to the worker). Its writes are fenced by the token read here, before
+        what it reads."""
         started = datetime.now(UTC)
-        token = await gm.user_token(self.db, tenant, user_id)
-        facts = await gm.active_facts(self.db, tenant, user_id)
+        token = await self._token(tenant, user_id)
+        dirty = await gm.dirty_facts(self.db, tenant, user_id)
+        if not dirty:
+            if marked:
+                await gm.mark_consolidated(self.db, tenant, user_id, started, token)
+            return 0, 0
+        unfiled_all = [x for x in dirty if x.active and x.topic is None]
+        unfiled = [x.fact for x in unfiled_all]
+        corrections = [(x.fact, x.prev_topic) for x in unfiled_all if x.prev_topic]
+        to_file = [x.fact for x in unfiled_all if not x.prev_topic]
         topics = await gm.user_topics(self.db, tenant, user_id)
-        unfiled = [x.fact for x in facts if x.topic is None]
-        filed = [(x.fact, x.topic) for x in facts if x.topic is not None]
-        # a correction goes with what it corrects, and like a filed fact it tells the rest
-        # of its session which goal they belong to
-        filed += [(x.fact, x.prev_topic) for x in facts if x.topic is None and x.prev_topic]
-        choices = await asyncio.to_thread(  # CPU (rules, maybe embeddings): off the loop
-            assign_topics,
-            [x.fact for x in facts if x.topic is None and not x.prev_topic],
-            topics,
-            self.models.embedder,
-            threshold=self.settings.topic_similarity,
-            known=filed,
-            nlp=self.models.en,
-        )
-        for x in facts:
-            if x.topic is None and x.prev_topic:  # a correction is filed with what it corrects
-                choices[x.fact.fact_id] = TopicChoice(x.prev_topic, False, "context", 1.0)
+        choices: dict[str, TopicChoice] = {}
+        if to_file:
+            near = await self._voters(tenant, user_id, unfiled)
+            # a correction goes with what it corrects, and like a filed fact it tells the
+            # rest of its session which goal they belong to
+            known = [(x.fact, x.topic) for x in near if x.topic] + corrections
+            choices = await asyncio.to_thread(  # CPU (rules, maybe embeddings): off the loop
+                assign_topics,
+                to_file,
+                topics,
+                self.models.embedder,
+                threshold=self.settings.topic_similarity,
+                known=known,
+                nlp=self.models.en,
+            )
+        for f, prev in corrections:  # a correction is filed with what it corrects
+            choices[f.fact_id] = TopicChoice(prev, False, "context", 1.0)
         topic_ids = {t.name: t.topic_id for t in topics}
         new_topics: list[dict[str, Any]] = []
         for choice in {c.name: c for c in choices.values()}.values():
@@ -516,6 +604,13 @@ class Pipeline:
             )
             for row, v in zip(new_topics, vecs, strict=True):
                 row["embedding"] = v
+        touched = sorted({x.topic for x in dirty if x.topic} | {c.name for c in choices.values()})
+        filed = [
+            (x.fact, x.topic)
+            for x in await gm.facts_of_topics(self.db, tenant, user_id, touched)
+            if x.topic is not None
+        ]
+        filed += corrections
         by_topic: dict[str, list[FactRecord]] = defaultdict(list)
         for f, t in filed:
             by_topic[t].append(f)
@@ -525,23 +620,31 @@ class Pipeline:
         summaries, retire = await asyncio.to_thread(
             self._plan_summaries, tenant, user_id, by_topic, topic_ids, current
         )
-        summaries = await self._embed_summaries(summaries)
+        summaries = await self._embed_summaries(summaries, current)
         assign = [{"fact_id": f.fact_id, "topic": choices[f.fact_id].name} for f in unfiled]
-        if new_topics or assign or summaries or retire:
-            await gm.write_consolidation(
-                self.db,
-                tenant,
-                user_id,
-                topics=new_topics,
-                assign=assign,
-                summaries=summaries,
-                retire=retire,
-                started=started,
-                token=token,
-            )
-        elif marked:
-            await gm.mark_consolidated(self.db, tenant, user_id, started, token)
+        await gm.write_consolidation(
+            self.db,
+            tenant,
+            user_id,
+            topics=new_topics,
+            assign=assign,
+            summaries=summaries,
+            retire=retire,
+            started=started,
+            token=token,
+            touched=touched,
+            clean=[x.fact.fact_id for x in dirty],
+        )
         return len(summaries), len(retire)
+
+    async def _voters(self, tenant: str, user_id: str, new: list[FactRecord]) -> list[gm.Filed]:
+        """The filed Facts whose Topic can vote on the new facts' (extract/topics.py
+        `_closeness`: one session, one slot family or within the context window)."""
+        window = DEFAULT_CONTEXT_WINDOW
+        sessions = sorted({s for f in new for s in f.session_ids})
+        families = sorted({slot_family(f.slot) for f in new if f.slot})
+        spans = [(f.time_start - window, f.time_end + window) for f in new]
+        return await gm.facts_near(self.db, tenant, user_id, sessions, families, spans)
 
     async def rebuild(
         self,
@@ -555,7 +658,7 @@ class Pipeline:
     ) -> list[gm.NewSummary]:
         """Summaries re-derived for `topics` as they will be once `removed` facts are gone
         (and kept ones are as `revise` makes them)."""
-        facts = await gm.active_facts(self.db, tenant, user_id, also=restored)
+        facts = await gm.facts_of_topics(self.db, tenant, user_id, topics, also=restored)
         by_topic: dict[str, list[FactRecord]] = defaultdict(list)
         for x in facts:
             if x.topic in topics and x.fact.fact_id not in removed:
@@ -571,16 +674,23 @@ class Pipeline:
         )
         return await self._embed_summaries(out)
 
-    async def _embed_summaries(self, planned: list[gm.NewSummary]) -> list[gm.NewSummary]:
-        """The planned Summaries with the embeddings of their content."""
+    async def _embed_summaries(
+        self, planned: list[gm.NewSummary], current: list[dict[str, Any]] | None = None
+    ) -> list[gm.NewSummary]:
+        """The planned Summaries with the embeddings of their content: a text one of the
+        `current` Summaries already has keeps its vector, only changed texts are embedded."""
         if not planned:
             return planned
-        vecs = await asyncio.to_thread(
-            self.models.embedder.embed_passages, [s.draft.content for s in planned]
-        )
+        have = {c["content"]: c["embedding"] for c in current or () if c.get("embedding")}
+        todo = sorted({s.draft.content for s in planned if s.draft.content not in have})
+        if todo:
+            vecs = await asyncio.to_thread(self.models.embedder.embed_passages, todo)
+            have.update(zip(todo, vecs, strict=True))
         return [
-            gm.NewSummary(s.summary_id, s.topic_id, s.key, s.version, s.draft, v)
-            for s, v in zip(planned, vecs, strict=True)
+            gm.NewSummary(
+                s.summary_id, s.topic_id, s.key, s.version, s.draft, have[s.draft.content]
+            )
+            for s in planned
         ]
 
     def _plan_summaries(
