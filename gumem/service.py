@@ -120,6 +120,12 @@ class Memory:
     async def message(self, tenant: str, message_id: str) -> dict[str, Any] | None:
         return await reads.message(self.db, tenant, message_id)
 
+    async def messages(
+        self, tenant: str, user_id: str, session_id: str | None, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        """A user's Messages (or one session's) oldest first: a chat history."""
+        return await reads.messages_of_user(self.db, tenant, user_id, session_id, limit, offset)
+
     async def recall(
         self,
         tenant: str,
