@@ -180,6 +180,26 @@ class Query:
         row = await info.context.loaders.message.load(str(id))
         return Message.from_row(row) if row else None
 
+    @strawberry.field(
+        description=(
+            "A user's Messages in time order, oldest first: one session's (the chat"
+            " history) or all of them. Deleted Messages are gone."
+        )
+    )
+    async def messages(
+        self,
+        info: Info[Context, None],
+        user_id: str,
+        session_id: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Message]:
+        ctx = info.context
+        lim, off = _page(limit, offset)
+        rows = await ctx.memory.messages(ctx.tenant, user_id, session_id, lim, off)
+        ctx.charge(len(rows))
+        return [Message.from_row(r) for r in rows]
+
     @strawberry.field(description="Provenance of a Summary, Fact or Message, both ways.")
     async def trace(self, info: Info[Context, None], id: strawberry.ID) -> Trace | None:
         ctx = info.context

@@ -73,6 +73,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
         return out
 
     try:
+        assert memory.pipeline is not None
         memory.pipeline.models.en, memory.pipeline.models.zh  # noqa: B018 - load spaCy now
         # warm-up on another user: plan cache, JIT, extraction processes
         warm = one_user_stream(200, args.seed + 1, 10)
@@ -147,8 +148,8 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     finally:
         await rt.close()
     base = rows[0]["median_s"]
-    for r in rows:
-        r["ratio"] = r["median_s"] / base
+    for point_row in rows:
+        point_row["ratio"] = point_row["median_s"] / base
     return {
         "bench": "history",
         "commit": commit(),

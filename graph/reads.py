@@ -61,6 +61,27 @@ async def fact_versions(db: Database, tenant: str, ids: list[str]) -> dict[str, 
     return {r["fact_id"]: r for r in rows}
 
 
+async def messages_of_user(
+    db: Database,
+    tenant: str,
+    user_id: str,
+    session_id: str | None,
+    limit: int,
+    offset: int,
+) -> list[dict[str, Any]]:
+    """A user's Messages (or one session's), oldest first."""
+    name = "messages_of_session" if session_id is not None else "messages_of_user"
+    rows = await db.rows(
+        query(name),
+        tenant=tenant,
+        user_id=user_id,
+        session_id=session_id,
+        limit=limit,
+        offset=offset,
+    )
+    return [native(r["message"]) for r in rows]
+
+
 async def topics_of_user(
     db: Database, tenant: str, user_id: str, limit: int, offset: int
 ) -> list[dict[str, Any]]:

@@ -60,6 +60,9 @@ _TOPICS = """query($u: String!, $limit: Int!, $offset: Int!) {
   topics(userId: $u, limit: $limit, offset: $offset) { id name summaryCount factCount } }"""
 _MESSAGE = """query($id: ID!) { message(id: $id) { id userId sessionId role content timestamp
   eventType page metadata status } }"""
+_MESSAGES = """query($u: String!, $s: String, $limit: Int!, $offset: Int!) {
+  messages(userId: $u, sessionId: $s, limit: $limit, offset: $offset) { id userId sessionId
+    role content timestamp eventType page metadata status } }"""
 _IMPACT_FIELDS = """messageId removedFacts keptFacts restoredFacts rebuiltSummaries
   retiredSummaries purgedVersions newSummaries orphanEntities orphanTopics"""
 _IMPACT = f"""query($id: ID!) {{ deletionImpact(messageId: $id) {{ {_IMPACT_FIELDS} }} }}"""
@@ -143,6 +146,17 @@ class Client:
 
     def retry_failed(self, user_id: str) -> int:
         return int(self.execute(_RETRY_USER, u=user_id)["retryFailed"])
+
+    def messages(
+        self, user_id: str, session_id: str | None = None, limit: int = 50, offset: int = 0
+    ) -> list[Message]:
+        """A user's Messages (or one session's), oldest first."""
+        rows = self.execute(_MESSAGES, u=user_id, s=session_id, limit=limit, offset=offset)
+        return [Message.from_json(r) for r in rows["messages"]]
+
+    def delete_message(self, message_id: str) -> DeletionReport:
+        res = self.execute(_DELETE, id=message_id)["deleteMessage"]
+        return DeletionReport(DeletionImpact.from_json(res["impact"]), dict(res["counts"]))
 
     def trace(self, node_id: str) -> dict[str, Any]:
         res = self.execute(_TRACE, id=node_id)["trace"]
@@ -268,6 +282,15 @@ class AsyncClient:
     async def message(self, message_id: str) -> Message | None:
         row = (await self.execute(_MESSAGE, id=message_id))["message"]
         return Message.from_json(row) if row else None
+
+    async def messages(
+        self, user_id: str, session_id: str | None = None, limit: int = 50, offset: int = 0
+    ) -> list[Message]:
+        """A user's Messages (or one session's), oldest first."""
+        rows = (await self.execute(_MESSAGES, u=user_id, s=session_id, limit=limit, offset=offset))[
+            "messages"
+        ]
+        return [Message.from_json(r) for r in rows]
 
     async def deletion_impact(self, message_id: str) -> DeletionImpact:
         return DeletionImpact.from_json(

@@ -24,8 +24,8 @@ from typing import Any
 
 from extract import rx
 from extract.decay import rank_factor
-from extract.lang import MONTHS_EN, detect_lang
-from extract.timecues import Window
+from extract.lang import detect_lang
+from extract.timecues import MONTHS_EN, Window
 from extract.types import author_name
 
 LONG_TERM_KINDS = ("identity", "preference")

@@ -164,6 +164,16 @@ class Memory:
             self.settings.trace_max_paths,
         )
 
+    async def messages(
+        self, tenant: str, user_id: str, session_id: str | None, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        """A user's Messages (or one session's) oldest first: a chat history."""
+        user_id = parse_ident(user_id, "userId")
+        sid = parse_ident(session_id, "sessionId") if session_id is not None else None
+        return await reads.messages_of_user(
+            self.db, parse_tenant(tenant), user_id, sid, limit, offset
+        )
+
     async def recall(
         self,
         tenant: str,

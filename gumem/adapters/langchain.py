@@ -1,4 +1,5 @@
-"""A LangChain retriever over GUMem's recall (`pip install gumem[langchain]`).
+"""LangChain adapters (`pip install gumem[langchain]`): a retriever over GUMem's recall
+and a chat-message history kept in GUMem (GumemChatMessageHistory, below).
 
 `GumemRetriever(url=..., key=..., user_id="u1").invoke("what do I like?")` gives one
 Document per recalled item (Summary, Fact or recent Message): `page_content` is the item's
@@ -7,6 +8,8 @@ text, `metadata` its id, kind, score, topic and the ids of its source Facts and 
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -14,38 +17,22 @@ from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
     CallbackManagerForRetrieverRun,
 )
+from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.retrievers import BaseRetriever
 
+from core.errors import InputError
+from gumem.adapters.items import item_metadata, parts
 from gumem.client import _MEMORY_FULL, AsyncClient, Client
-from gumem.client_types import MemoryContext, MemoryItem
+from gumem.client_types import MemoryContext, Message, turns_to_messages
 
 
 def documents(mem: MemoryContext) -> list[Document]:
-    return [_document(i, part) for part, items in _parts(mem) for i in items]
-
-
-def _parts(mem: MemoryContext) -> list[tuple[str, list[MemoryItem]]]:
     return [
-        ("short_term", mem.short_term_context),
-        ("mid_term", mem.mid_term_context),
-        ("long_term", mem.long_term_user_context),
+        Document(page_content=it.content, metadata=item_metadata(it, part), id=it.id)
+        for part, it in parts(mem)
     ]
-
-
-def _document(it: MemoryItem, part: str) -> Document:
-    meta: dict[str, Any] = {
-        "id": it.id,
-        "kind": it.kind,
-        "part": part,
-        "score": it.score,
-        "reason": it.reason,
-        "topic": it.topic,
-        "timestamp": it.timestamp.isoformat() if it.timestamp else None,
-        "source_fact_ids": it.source_fact_ids,
-        "source_message_ids": it.source_message_ids,
-    }
-    return Document(page_content=it.content, metadata=meta, id=it.id)
 
 
 class GumemRetriever(BaseRetriever):
@@ -82,3 +69,106 @@ class GumemRetriever(BaseRetriever):
                 self.user_id, query, self.session_id, now=self.now, limit=self.limit
             )
         return documents(mem)
+
+
+PAGE = 200  # the API's largest page
+
+
+def _chat_message(m: Message) -> BaseMessage | None:
+    if m.event_type != "message":  # behaviour events are not chat turns
+        return None
+    if m.role == "user":
+        return HumanMessage(content=m.content, id=m.id)
+    if m.role == "assistant":
+        return AIMessage(content=m.content, id=m.id)
+    return None
+
+
+def _turns(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
+    # Each turn gets a fresh id: a history grows one call at a time, so an id derived
+    # from the position in the call would make a repeated "yes" a duplicate.
+    return [
+        {"role": m.type, "content": m.content, "id": f"lc-{uuid.uuid4().hex}"} for m in messages
+    ]
+
+
+class GumemChatMessageHistory(BaseChatMessageHistory):
+    """One session's chat history kept in GUMem, so the turns also become memory.
+
+    `messages` reads the session's user and assistant turns oldest first (behaviour events
+    and system turns are left out; at most `max_messages`); `add_messages` stores new turns
+    through addMessages, where they are extracted like any other message; `clear` deletes
+    every Message of the session with deleteMessage, which also removes or rebuilds the
+    Facts and Summaries drawn from them (see deletionImpact)."""
+
+    def __init__(
+        self,
+        user_id: str,
+        session_id: str,
+        url: str = "http://127.0.0.1:8000/graphql",
+        key: str | None = None,
+        max_messages: int = 1000,
+    ) -> None:
+        self.user_id = user_id
+        self.session_id = session_id
+        self.url = url
+        self.key = key
+        self.max_messages = max_messages
+
+    def _stored(self, c: Client) -> list[Message]:
+        out: list[Message] = []
+        while len(out) < self.max_messages:
+            page = c.messages(self.user_id, self.session_id, PAGE, len(out))
+            out.extend(page)
+            if len(page) < PAGE:
+                break
+        return out[: self.max_messages]
+
+    async def _astored(self, c: AsyncClient) -> list[Message]:
+        out: list[Message] = []
+        while len(out) < self.max_messages:
+            page = await c.messages(self.user_id, self.session_id, PAGE, len(out))
+            out.extend(page)
+            if len(page) < PAGE:
+                break
+        return out[: self.max_messages]
+
+    @property
+    def messages(self) -> list[BaseMessage]:  # type: ignore[override]
+        with Client(self.url, self.key) as c:
+            stored = self._stored(c)
+        return [m for m in map(_chat_message, stored) if m is not None]
+
+    async def aget_messages(self) -> list[BaseMessage]:
+        async with AsyncClient(self.url, self.key) as c:
+            stored = await self._astored(c)
+        return [m for m in map(_chat_message, stored) if m is not None]
+
+    def add_messages(self, messages: Sequence[BaseMessage]) -> None:
+        batch = turns_to_messages(_turns(messages), self.user_id, self.session_id)
+        if batch:
+            with Client(self.url, self.key) as c:
+                _check(c.add_messages(batch)["errors"])
+
+    async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
+        batch = turns_to_messages(_turns(messages), self.user_id, self.session_id)
+        if batch:
+            async with AsyncClient(self.url, self.key) as c:
+                res = await c.add_messages(batch)
+            _check([{"field": e.field, "reason": e.reason} for e in res.errors])
+
+    def clear(self) -> None:
+        with Client(self.url, self.key) as c:
+            for m in self._stored(c):
+                c.delete_message(m.id)
+
+    async def aclear(self) -> None:
+        async with AsyncClient(self.url, self.key) as c:
+            for m in await self._astored(c):
+                await c.delete_message(m.id)
+
+
+def _check(errors: Sequence[Any]) -> None:
+    if errors:
+        e = errors[0]
+        raise InputError(str(e["field"]), str(e["reason"]))

@@ -15,7 +15,7 @@ import pytest
 import uvicorn
 
 from api.app import create_app
-from core.errors import AuthError
+from core.errors import AuthError, InputError
 from core.settings import Settings
 from gumem.cli import main as cli
 from gumem.client import Client
@@ -132,3 +132,34 @@ async def test_api_without_worker_leaves_the_queue_alone(
             await asyncio.sleep(2.5)  # the worker would have polled twice by now
     rows = await memory.db.rows("MATCH (m:Message) RETURN collect(DISTINCT m.status) AS s")
     assert rows[0]["s"] == ["pending"]
+
+
+def test_messages_query_pages_a_session_oldest_first(server: str) -> None:
+    batch = [
+        {
+            "id": f"hist-{i}",
+            "userId": "u-hist",
+            "sessionId": "s-a" if i % 2 == 0 else "s-b",
+            "role": "user",
+            "content": f"turn number {i}",
+            # stored out of order: the query orders by time
+            "timestamp": f"2026-11-0{9 - i}T10:00:00+00:00",
+        }
+        for i in range(6)
+    ]
+    with Client(server, "key-a") as c:
+        assert c.add_messages(batch)["errors"] == []
+        every = c.messages("u-hist")
+        assert [m.id for m in every] == [f"hist-{i}" for i in (5, 4, 3, 2, 1, 0)]
+        a = c.messages("u-hist", "s-a")
+        assert [m.id for m in a] == ["hist-4", "hist-2", "hist-0"]
+        assert all(m.session_id == "s-a" and m.user_id == "u-hist" for m in a)
+        assert [m.id for m in c.messages("u-hist", "s-a", limit=2, offset=1)] == [
+            "hist-2",
+            "hist-0",
+        ]
+        with pytest.raises(InputError) as err:
+            c.messages("u-hist", limit=0)
+        assert err.value.field == "limit"
+    with Client(server, "key-b") as c:
+        assert c.messages("u-hist") == []

@@ -1,12 +1,14 @@
-"""The LangChain retriever (gumem.adapters.langchain) against a real uvicorn + Neo4j."""
+"""The LangChain adapters (gumem.adapters.langchain) against a real uvicorn + Neo4j."""
 
 from __future__ import annotations
 
 import asyncio
 from datetime import datetime
 
-from gumem.adapters.langchain import GumemRetriever
-from gumem.client import AsyncClient
+from langchain_core.messages import AIMessage, HumanMessage
+
+from gumem.adapters.langchain import GumemChatMessageHistory, GumemRetriever
+from gumem.client import AsyncClient, Client
 from tests.integration.helpers import seed
 from tests.integration.test_http import server  # noqa: F401 - the fixture
 
@@ -26,3 +28,45 @@ async def test_retriever_sync_and_async(server: str) -> None:  # noqa: F811
     assert [d.metadata["id"] for d in adocs] == [d.metadata["id"] for d in docs]
     other = GumemRetriever(url=server, key="key-b", user_id="u-seed-en", now=DAY2)
     assert await other.ainvoke(q) == []
+
+
+def test_chat_history_keeps_a_session(server: str) -> None:  # noqa: F811
+    h = GumemChatMessageHistory("u-lc-hist", "s1", url=server, key="key-a")
+    h.add_user_message("I'm vegetarian and allergic to peanuts.")
+    h.add_ai_message("Noted. Any cuisine you like?")
+    h.add_user_message("yes")
+    h.add_user_message("yes")  # a repeated turn is a new turn, not a duplicate
+    other = GumemChatMessageHistory("u-lc-hist", "s2", url=server, key="key-a")
+    other.add_user_message("Something else entirely.")
+    got = h.messages
+    assert [(type(m).__name__, m.content) for m in got] == [
+        ("HumanMessage", "I'm vegetarian and allergic to peanuts."),
+        ("AIMessage", "Noted. Any cuisine you like?"),
+        ("HumanMessage", "yes"),
+        ("HumanMessage", "yes"),
+    ]
+    assert len({m.id for m in got}) == 4
+    assert [m.content for m in other.messages] == ["Something else entirely."]
+    # another tenant with the same ids sees nothing
+    assert GumemChatMessageHistory("u-lc-hist", "s1", url=server, key="key-b").messages == []
+    with Client(server, "key-a") as c:
+        facts = c.execute(_FACTS, u="u-lc-hist")["facts"]
+        assert any("peanut" in f["content"] for f in facts)
+        h.clear()
+        assert h.messages == []
+        assert c.execute(_FACTS, u="u-lc-hist")["facts"] == []
+        assert [m.content for m in c.messages("u-lc-hist")] == ["Something else entirely."]
+
+
+async def test_chat_history_async(server: str) -> None:  # noqa: F811
+    h = GumemChatMessageHistory("u-lc-ahist", "s1", url=server, key="key-a")
+    await h.aadd_messages([HumanMessage("My cat is called Miso."), AIMessage("Cute name!")])
+    assert [m.content for m in await h.aget_messages()] == [
+        "My cat is called Miso.",
+        "Cute name!",
+    ]
+    await h.aclear()
+    assert await h.aget_messages() == []
+
+
+_FACTS = """query($u: String!) { facts(userId: $u) { id content } }"""

@@ -22,9 +22,9 @@ import httpx
 import pytest
 
 from bench import synth
+from core.settings import ROOT, Settings
 from graph.db import Database
 from gumem.service import Memory
-from gumem.settings import ROOT, Settings
 from tests.integration.helpers import ADD
 from tests.reliability.figures import note, record
 from tests.reliability.loadgen import free_port, rows, store_check
@@ -225,9 +225,9 @@ async def test_three_workers_and_an_api_one_killed(
     )
     counts = {r["n"]: 0 for r in once}
     owners: dict[str, int] = {}
-    for r in once:
-        counts[r["n"]] += r["c"]
-        owners[r["by"]] = owners.get(r["by"], 0) + r["c"]
+    for row in once:
+        counts[row["n"]] += row["c"]
+        owners[row["by"]] = owners.get(row["by"], 0) + row["c"]
     assert counts == {1: len(ids)}, f"processed_count per message: {counts}"
     # one Fact per (user, key, content), one SOURCE edge per (fact, message)
     dup_facts = await rows(

@@ -5,6 +5,7 @@ the user's facts. Examples are our own, in domains of their own."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from spacy.language import Language
@@ -20,13 +21,13 @@ ALSO_NEAR = [1.0, 0.12, 0.03]
 
 
 def known(fid: str, content: str, **kw: object) -> Known:
-    args: dict = dict(kind="fact", polarity="neutral", slot=None, embedding=NEAR)
+    args: dict[str, Any] = dict(kind="fact", polarity="neutral", slot=None, embedding=NEAR)
     args.update(kw)
     return Known(fid, content, valid_from=T0, sources=(f"m-{fid}",), **args)
 
 
 def claim(content: str, cue: bool = False, **kw: object) -> Claim:
-    args: dict = dict(kind="fact", polarity="neutral", slot=None, retracts=False)
+    args: dict[str, Any] = dict(kind="fact", polarity="neutral", slot=None, retracts=False)
     args.update(kw)
     return Claim(
         "new", content, args.pop("kind"), args.pop("polarity"), args.pop("slot"),
