@@ -25,7 +25,7 @@ from langchain_core.retrievers import BaseRetriever
 from core.errors import InputError
 from gumem.adapters.items import item_metadata, parts
 from gumem.client import _MEMORY_FULL, AsyncClient, Client
-from gumem.client_types import MemoryContext, Message, turns_to_messages
+from gumem.client_types import AddMessagesResult, MemoryContext, Message, turns_to_messages
 
 
 def documents(mem: MemoryContext) -> list[Document]:
@@ -148,14 +148,14 @@ class GumemChatMessageHistory(BaseChatMessageHistory):
         batch = turns_to_messages(_turns(messages), self.user_id, self.session_id)
         if batch:
             with Client(self.url, self.key) as c:
-                _check(c.add_messages(batch)["errors"])
+                _check(AddMessagesResult.from_json(c.add_messages(batch)))
 
     async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
         batch = turns_to_messages(_turns(messages), self.user_id, self.session_id)
         if batch:
             async with AsyncClient(self.url, self.key) as c:
                 res = await c.add_messages(batch)
-            _check([{"field": e.field, "reason": e.reason} for e in res.errors])
+            _check(res)
 
     def clear(self) -> None:
         with Client(self.url, self.key) as c:
@@ -168,7 +168,7 @@ class GumemChatMessageHistory(BaseChatMessageHistory):
                 await c.delete_message(m.id)
 
 
-def _check(errors: Sequence[Any]) -> None:
-    if errors:
-        e = errors[0]
-        raise InputError(str(e["field"]), str(e["reason"]))
+def _check(res: AddMessagesResult) -> None:
+    if res.errors:
+        e = res.errors[0]
+        raise InputError(e.field, e.reason, e.index)
