@@ -5,7 +5,8 @@
 // $as_of (null: now) recalls what was known then: Messages up to it, the Facts valid at it
 // (valid_from <= $as_of < valid_to; a Fact superseded later is current then), and of each
 // Summary's versions (active or deprecated) the latest whose Facts were all valid at it.
-// Each Fact comes with the ids of the Messages it cites (a turn's evidence is summed).
+// Each Fact comes with the ids of the Messages it cites (a turn's evidence is summed) and
+// their sessions (a session's evidence is summed too).
 // Similarity is exact cosine over the user's own nodes (found by the scope index), and
 // full-text hits come from the Chinese-aware indexes filtered to the user's scope token.
 // Times go out as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant): decoding
@@ -58,6 +59,7 @@ CALL () {
       AND (node.validity = 'active' OR node.valid_to > $as_of) END
   RETURN collect({id: node.fact_id, score: score,
     sources: [(node)-[:SOURCE]->(m:Message) | m.message_id],
+    sessions: [(node)-[:SOURCE]->(m:Message) | m.session_id],
     time_start: [node.time_start.epochSeconds, node.time_start.microsecond, node.time_start.offsetSeconds],
     time_end: [node.time_end.epochSeconds, node.time_end.microsecond, node.time_end.offsetSeconds]
   }) AS fact_hits
@@ -71,6 +73,7 @@ CALL () {
   WITH f, vector.similarity.cosine(f.embedding, $qvec) AS fv
   ORDER BY fv DESC LIMIT $fact_k
   RETURN collect({id: f.fact_id, fv: fv, sources: [(f)-[:SOURCE]->(m:Message) | m.message_id],
+    sessions: [(f)-[:SOURCE]->(m:Message) | m.session_id],
     time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
     time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds]
   }) AS fact_near

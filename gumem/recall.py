@@ -39,6 +39,7 @@ class Weights:
     lexical: float = 1.0
     summary: float = 0.8
     turn: float = 1.0  # how much a Fact and the turn it cites add to each other's score
+    session: float = 0.1  # how much a session's best evidence adds to its items (0: off)
 
 
 @dataclass
@@ -280,9 +281,44 @@ def rank_evidence(c: dict[str, Any], w: Window | None, weights: Weights) -> list
                 other[fid] = max(other[fid], own[mid])
                 other[mid] = max(other[mid], own[fid])
     out = [replace(r, score=r.score + weights.turn * other[r.id]) for r in fused]
+    if weights.session:
+        out = _session_sum(out, _sessions(c), weights.session)
     # on a tie the view that matched better on its own leads: a turn whose own words match
     # better than its Fact's is shown as said (the Fact may keep only one of its clauses)
     out.sort(key=lambda r: (-r.score, -own[r.id], r.kind != "fact", r.id))
+    return out
+
+
+SESSION_TOP = 20  # how many of the best items speak for their session
+
+
+def _sessions(c: dict[str, Any]) -> dict[str, frozenset[str]]:
+    """The sessions of each candidate: a Message's own, a Fact's sources'."""
+    out = {
+        f["id"]: frozenset(s for s in f.get("sessions") or [] if s)
+        for f in [*c["fact_near"], *c["fact_hits"]]
+    }
+    for m in [*c["messages"], *c["message_hits"]]:
+        out[m["message_id"]] = frozenset([m["session_id"]] if m.get("session_id") else [])
+    return out
+
+
+def _session_sum(
+    ranked: list[Ranked], sessions: dict[str, frozenset[str]], w: float
+) -> list[Ranked]:
+    """Each item gains `w` times the summed score of the best items in its session: a
+    conversation that answers the query in several turns is one place to look, so its
+    turns rise together. Every item of a single-session memory gains the same: its order
+    is unchanged."""
+    total: dict[str, float] = defaultdict(float)
+    for r in sorted(ranked, key=lambda r: -r.score)[:SESSION_TOP]:
+        for s in sessions.get(r.id, ()):
+            total[s] += r.score
+    out = []
+    for r in ranked:
+        mine = sessions.get(r.id)
+        gain = max(total[s] for s in mine) if mine else 0.0
+        out.append(replace(r, score=r.score + w * gain))
     return out
 
 

@@ -222,6 +222,7 @@ class Memory:
             lexical=self.settings.recall_lexical_weight,
             summary=self.settings.recall_summary_weight,
             turn=self.settings.recall_turn_weight,
+            session=self.settings.recall_session_weight,
         )
         n = limit or self.settings.recall_limit
         window = past_window(parse_time_cue(query, now), now)

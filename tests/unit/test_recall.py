@@ -313,3 +313,35 @@ def test_ranked_lines_are_dated_by_when_it_happened() -> None:
     assert "- [m10] user: message m10" in lines
     zh = assemble(plan(c, None, 8, W), c, facts, "发生了什么？", W)
     assert "- [a] （2026年4月30日）fact a (依据: m-a)" in zh.formatted.splitlines()
+
+
+def test_a_session_that_answers_in_several_turns_rises_together() -> None:
+    """Turns of the session that holds most of the best evidence gain over an equally
+    matched turn of another session; a Fact counts in the sessions of its sources."""
+    c = cands(
+        fact_near=[near("a", 0.97) | {"sources": ["m1"], "sessions": ["s1"]}],
+        messages=[
+            msg("m1", mv=0.95, session_id="s1"),
+            msg("m2", mv=0.90, session_id="s2"),
+            msg("m3", mv=0.89, session_id="s1"),
+        ],
+    )
+    alone = rank_evidence(c, None, Weights(session=0.0))
+    assert [r.id for r in alone][2:] == ["m2", "m3"]
+    ranked = rank_evidence(c, None, Weights(session=0.5))
+    assert [r.id for r in ranked][2:] == ["m3", "m2"], "s1 holds the best evidence"
+    scores = {r.id: r.score for r in ranked}
+    before = {r.id: r.score for r in alone}
+    s1 = before["a"] + before["m1"] + before["m3"]
+    assert scores["m3"] == before["m3"] + 0.5 * s1
+    assert scores["m2"] == before["m2"] + 0.5 * before["m2"]
+
+
+def test_one_session_keeps_its_order() -> None:
+    """Every item of a single-session memory gains the same: the order is the plain one."""
+    c = cands(
+        fact_near=[near(f"f{i}", 0.9 - i / 100) | {"sessions": ["s"]} for i in range(30)],
+        messages=[msg(f"m{i}", mv=0.95 - i / 100, session_id="s") for i in range(30)],
+    )
+    plain = [r.id for r in rank_evidence(c, None, Weights(session=0.0))]
+    assert [r.id for r in rank_evidence(c, None, Weights(session=1.0))] == plain
