@@ -91,12 +91,10 @@ async def _dump(args: argparse.Namespace, h: Neo4jHandle) -> None:
                     recent_k=memory.settings.short_term_messages,
                     recent_since=now - timedelta(hours=memory.settings.short_term_hours),
                 )
-                fids = sorted({f["id"] for f in [*c["fact_near"], *c["fact_hits"]]})
-                fids += sorted({f for s in c["summaries"] for f in s["source_facts"]})
+                fids = sorted({f.id for f in [*c.fact_near, *c.fact_hits]})
+                fids += sorted({f for s in c.summaries for f in s.source_facts})
                 facts = await reads.facts(memory.db, args.tenant, sorted(set(fids)))
-                shown = sorted(
-                    {m["message_id"] for p in ("messages", "message_hits", "recent") for m in c[p]}
-                )
+                shown = sorted({m.message_id for m in [*c.messages, *c.message_hits, *c.recent]})
                 corrected = await grecall.corrected_messages(memory.db, args.tenant, shown)
                 qv = np.asarray(qvec, dtype=np.float32)
                 hybrid = rrf([bm25.search(text, DEPTH), dense.search(text, DEPTH, qv)])
@@ -170,7 +168,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
     out: dict[str, Any] = {"tokens": mean(scored, "tokens")}
     for name in ("gumem", "hybrid"):
-        m = {f"@{k}": mean(scored, f"{name}@{k}") for k in KS}
+        m: dict[str, Any] = {f"@{k}": mean(scored, f"{name}@{k}") for k in KS}
         m["sess@5"], m["sess@10"] = mean(scored, f"{name}_sess@5"), mean(scored, f"{name}_sess@10")
         m["answer"] = mean(scored, f"{name}_answer")
         by: dict[str, float] = defaultdict(float)

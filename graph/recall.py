@@ -1,12 +1,18 @@
-"""Recall's reads: one round trip for candidates, one for the chosen facts' sources."""
+"""Recall's reads: one round trip for candidates, one for the chosen facts' sources.
+
+The candidates leave here as typed records (`Candidates`), their times and metadata
+decoded once; `gumem.recall` ranks them.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graph.db import Database, instants
+from graph.db import Database, instant
 from graph.ingest import message_uid, scope_token
 from graph.queries import query
 
@@ -27,6 +33,141 @@ def lucene_query(text: str, scope: str) -> str | None:
     return f"+scope:{scope} +(content:({cleaned}) OR topic:({cleaned}) OR author:({cleaned}))"
 
 
+@dataclass(frozen=True)
+class SummaryCandidate:
+    """A recallable Summary with its cosine to the query (`sv`) and its Topic's (`tv`)."""
+
+    summary_id: str
+    content: str
+    topic: str | None
+    kind: str
+    confidence: float
+    retrieval_boost: float | None
+    memory_status: str | None
+    source_facts: tuple[str, ...]
+    event_start: datetime | None
+    event_end: datetime | None
+    sv: float = 0.0
+    tv: float = 0.0
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A full-text hit on a Summary."""
+
+    id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class FactCandidate:
+    """A Fact found by cosine (`score` is the cosine) or full text (the Lucene score), with
+    the Messages it cites and their sessions."""
+
+    id: str
+    score: float
+    time_start: datetime | None
+    time_end: datetime | None
+    sources: tuple[str, ...] = ()
+    sessions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MessageCandidate:
+    """A Message found by cosine or full text (`score`: that similarity), or one of the
+    recent turns (`score` 0). `metadata` is the client's, decoded; `sourced`: a Fact cites it."""
+
+    message_id: str
+    content: str
+    timestamp: datetime
+    role: str | None = "user"
+    event_type: str | None = None
+    session_id: str | None = None
+    metadata: dict[str, object] = field(default_factory=dict)
+    rejected: bool = False
+    sourced: bool = False
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What recall ranks, read in one round trip."""
+
+    summaries: tuple[SummaryCandidate, ...] = ()
+    summary_hits: tuple[Hit, ...] = ()
+    fact_hits: tuple[FactCandidate, ...] = ()
+    fact_near: tuple[FactCandidate, ...] = ()
+    messages: tuple[MessageCandidate, ...] = ()
+    message_hits: tuple[MessageCandidate, ...] = ()
+    recent: tuple[MessageCandidate, ...] = ()
+
+
+def _metadata(raw: str | None) -> dict[str, object]:
+    try:
+        meta = json.loads(raw or "{}")
+    except ValueError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _summary(r: dict[str, Any]) -> SummaryCandidate:
+    return SummaryCandidate(
+        summary_id=r["summary_id"],
+        content=r["content"] or "",
+        topic=r["topic"],
+        kind=r["kind"] or "general",
+        confidence=float(r["confidence"] or 0.0),
+        retrieval_boost=r["retrieval_boost"],
+        memory_status=r["memory_status"],
+        source_facts=tuple(r["source_facts"] or ()),
+        event_start=instant(r["event_start"]),
+        event_end=instant(r["event_end"]),
+        sv=float(r["sv"] or 0.0),
+        tv=float(r["tv"] or 0.0),
+    )
+
+
+def _fact(r: dict[str, Any], score: str) -> FactCandidate:
+    return FactCandidate(
+        id=r["id"],
+        score=float(r[score]),
+        time_start=instant(r["time_start"]),
+        time_end=instant(r["time_end"]),
+        sources=tuple(r["sources"] or ()),
+        sessions=tuple(s for s in r["sessions"] or () if s),
+    )
+
+
+def _message(r: dict[str, Any], score: str | None) -> MessageCandidate:
+    ts = instant(r["timestamp"])
+    assert ts is not None  # every Message has its time
+    return MessageCandidate(
+        message_id=r["message_id"],
+        content=r["content"] or "",
+        timestamp=ts,
+        role=r["role"],
+        event_type=r["event_type"],
+        session_id=r["session_id"],
+        metadata=_metadata(r["metadata_json"]),
+        rejected=bool(r.get("rejected")),
+        sourced=bool(r.get("sourced")),
+        score=float(r[score]) if score else 0.0,
+    )
+
+
+def decode(row: dict[str, Any]) -> Candidates:
+    """The recall query's one row as records."""
+    return Candidates(
+        summaries=tuple(_summary(r) for r in row["summaries"]),
+        summary_hits=tuple(Hit(h["id"], float(h["score"])) for h in row["summary_hits"] or ()),
+        fact_hits=tuple(_fact(r, "score") for r in row["fact_hits"] or ()),
+        fact_near=tuple(_fact(r, "fv") for r in row["fact_near"]),
+        messages=tuple(_message(r, "mv") for r in row["messages"]),
+        message_hits=tuple(_message(r, "score") for r in row["message_hits"] or ()),
+        recent=tuple(_message(r, None) for r in row["recent"]),
+    )
+
+
 async def candidates(
     db: Database,
     tenant: str,
@@ -41,7 +182,7 @@ async def candidates(
     recent_since: datetime | None = None,
     statuses: list[str] | None = None,
     as_of: datetime | None = None,
-) -> dict[str, Any]:
+) -> Candidates:
     """Recall's candidates; with `as_of`, as the memory stood at that time (Messages up to
     it, the Facts valid at it and the Summary versions built from those only)."""
     scope = scope_token(tenant, user_id)
@@ -60,8 +201,7 @@ async def candidates(
         statuses=statuses or RECALLED_STATUSES,
         as_of=as_of,
     )
-    out: dict[str, Any] = instants(rows[0])
-    return out
+    return decode(rows[0])
 
 
 async def corrected_messages(

@@ -1,4 +1,4 @@
-"""Query Memory: rank what graph/ found, the best Summary first, then format it.
+"""Query Memory: rank what graph/ found, the best Summary first, then build the context.
 
 Ranking is weighted reciprocal-rank fusion: each candidate list gives a node
 ``weight / (RRF_K + rank)``. Facts and Messages share one dense list (cosine to the query)
@@ -13,20 +13,32 @@ because the embedding model's cosines crowd into a narrow band.
 
 from __future__ import annotations
 
-import json
-import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from extract import rx
 from extract.decay import rank_factor
 from extract.lang import detect_lang
-from extract.timecues import MONTHS_EN, Window
-from extract.types import author_name
+from extract.timecues import Window
+from graph.recall import (
+    Candidates,
+    MessageCandidate,
+    SummaryCandidate,
+)
+from gumem.context import (
+    Item,
+    Recall,
+    author,
+    dated,
+    format_context,
+    inline,
+    named_author,
+)
+
+__all__ = ["Item", "Recall", "Weights", "assemble", "dated", "format_context", "inline", "plan"]
 
 LONG_TERM_KINDS = ("identity", "preference")
 RRF_K = 20
@@ -40,38 +52,6 @@ class Weights:
     summary: float = 0.8
     turn: float = 1.0  # how much a Fact and the turn it cites add to each other's score
     session: float = 0.1  # how much a session's best evidence adds to its items (0: off)
-
-
-@dataclass
-class Item:
-    id: str
-    kind: str  # summary / fact / message
-    content: str
-    score: float
-    reason: str
-    topic: str | None = None
-    confidence: float | None = None
-    timestamp: datetime | None = None
-    # when it happened, as its line dates it: a Fact's event time (a resolved "yesterday"
-    # is that day), a Message's time; None: undated
-    period: tuple[datetime, datetime] | None = None
-    source_fact_ids: list[str] = field(default_factory=list)
-    source_message_ids: list[str] = field(default_factory=list)
-    replaced_by: list[tuple[str, str]] = field(default_factory=list)  # (fact id, content)
-    superseded: bool = False  # a raw Message carrying a value a later Fact replaced
-    author: str | None = None  # a Message's author: "user", a speaker, "assistant", an event
-    # a Summary's Facts that bear on the query (among its ranked evidence), best first
-    relevant_fact_ids: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Recall:
-    query: str
-    short_term: list[Item]
-    mid_term: list[Item]
-    long_term: list[Item]
-    formatted: str
-    window: Window | None
 
 
 @dataclass(frozen=True)
@@ -97,7 +77,7 @@ class Ranked:
 class Plan:
     """What recall will show before the Facts are fetched."""
 
-    summaries: list[tuple[Ranked, dict[str, Any]]]  # the Summaries shown, best first
+    summaries: list[tuple[Ranked, SummaryCandidate]]  # the Summaries shown, best first
     evidence: list[Ranked]  # Facts and Messages in the window, best first
     limit: int
     window: Window | None
@@ -148,119 +128,69 @@ def _fuse(
 
 
 def rank_summaries(
-    c: dict[str, Any], w: Window | None, weights: Weights
-) -> list[tuple[Ranked, dict[str, Any]]]:
+    c: Candidates, w: Window | None, weights: Weights
+) -> list[tuple[Ranked, SummaryCandidate]]:
     """The user's recallable Summaries in the window, best first."""
     rows = {
-        s["summary_id"]: s
-        for s in c["summaries"]
-        if _overlaps(s["event_start"], s["event_end"], w)
-        and rank_factor(s["memory_status"] or "active", _boost(s)) > 0
+        s.summary_id: s
+        for s in c.summaries
+        if _overlaps(s.event_start, s.event_end, w)
+        and rank_factor(s.memory_status or "active", _boost(s)) > 0
     }
-    by_cos = sorted(rows.values(), key=lambda s: (-_cos(s), s["summary_id"]))
-    dense = _ranks(s["summary_id"] for s in by_cos)
-    hits = sorted(c["summary_hits"], key=lambda h: (-h["score"], h["id"]))
-    lexical = _ranks(h["id"] for h in hits if h["id"] in rows)
+    by_cos = sorted(rows.values(), key=lambda s: (-_cos(s), s.summary_id))
+    dense = _ranks(s.summary_id for s in by_cos)
+    hits = sorted(c.summary_hits, key=lambda h: (-h.score, h.id))
+    lexical = _ranks(h.id for h in hits if h.id in rows)
     scale = {
-        i: weights.summary * rank_factor(s["memory_status"] or "active", _boost(s))
+        i: weights.summary * rank_factor(s.memory_status or "active", _boost(s))
         for i, s in rows.items()
     }
     ranked = _fuse(dict.fromkeys(rows, "summary"), dense, lexical, weights, scale)
     return [(r, rows[r.id]) for r in ranked]
 
 
-def _cos(s: dict[str, Any]) -> float:
-    return float(0.7 * (s["sv"] or 0.0) + 0.3 * (s["tv"] or 0.0))
+def _cos(s: SummaryCandidate) -> float:
+    return 0.7 * s.sv + 0.3 * s.tv
 
 
-def _boost(s: dict[str, Any]) -> float:
-    return float(s["retrieval_boost"]) if s["retrieval_boost"] is not None else 1.0
+def _boost(s: SummaryCandidate) -> float:
+    return float(s.retrieval_boost) if s.retrieval_boost is not None else 1.0
 
 
-def _metadata(m: dict[str, Any]) -> dict[str, Any]:
-    try:
-        meta = json.loads(m.get("metadata_json") or "{}")
-    except ValueError:
-        return {}
-    return meta if isinstance(meta, dict) else {}
+def _other_speaker(m: MessageCandidate, user_id: str) -> bool:
+    speaker = m.metadata.get("speaker")
+    return bool(speaker) and m.metadata.get("self") is not True and speaker != user_id
 
 
-def _other_speaker(m: dict[str, Any], user_id: str) -> bool:
-    meta = _metadata(m)
-    speaker = meta.get("speaker")
-    return bool(speaker) and meta.get("self") is not True and speaker != user_id
-
-
-def own_memory(m: dict[str, Any], user_id: str) -> bool:
+def own_memory(m: MessageCandidate, user_id: str) -> bool:
     """Whether a raw Message may be ranked as the user's memory: a turn of the user's own
     (not the assistant's, not another speaker's) that extraction did not reject outright;
     a behaviour event only when a Fact cites it (one click or view is no preference)."""
-    if m.get("role") != "user" or m.get("rejected") or _other_speaker(m, user_id):
+    if m.role != "user" or m.rejected or _other_speaker(m, user_id):
         return False
-    return m.get("event_type") in (None, "message") or bool(m.get("sourced"))
+    return m.event_type in (None, "message") or m.sourced
 
 
-def own_candidates(c: dict[str, Any], user_id: str) -> dict[str, Any]:
+def own_candidates(c: Candidates, user_id: str) -> Candidates:
     """The candidates with only the user's own memory among the ranked Messages (the recent
     conversation keeps every turn; its lines name their author)."""
-    keep = {k: [m for m in c[k] if own_memory(m, user_id)] for k in ("messages", "message_hits")}
-    return c | keep
+    return replace(
+        c,
+        messages=tuple(m for m in c.messages if own_memory(m, user_id)),
+        message_hits=tuple(m for m in c.message_hits if own_memory(m, user_id)),
+    )
 
 
-_AUTHORS = {
-    "zh": {
-        "user": "用户",
-        "assistant": "助手",
-        "system": "系统",
-        "tool": "工具",
-        "search": "搜索",
-        "filter": "筛选",
-        "view": "浏览",
-        "click": "点击",
-        "favorite": "收藏",
-        "dwell": "停留",
-        "skip": "跳过",
-        "purchase": "购买",
-        "tool_call": "工具调用",
-    },
-}
-
-
-def author(m: dict[str, Any], user_id: str, lang: str) -> str:
-    """Who a Message comes from, as its line says: the speaker's name when the metadata
-    gives one, else the user, the assistant (or another role), or the event's type."""
-    role = m.get("role") or "user"
-    speaker = author_name(_metadata(m))
-    if role == "user" and m.get("event_type") not in (None, "message"):
-        who = str(m["event_type"])
-    elif role == "user" and speaker and speaker != user_id:
-        return inline(str(speaker)[:40]).replace(":", " ").replace("：", " ") or "?"
-    else:
-        who = role
-    return _AUTHORS.get(lang, {}).get(who, who)
-
-
-def named_author(m: dict[str, Any]) -> str | None:
-    """A Message's author when its metadata names them (a ranked turn's line says who)."""
-    name = author_name(_metadata(m))
-    return inline(name).replace(":", " ").replace("：", " ") or None if name else None
-
-
-def rank_evidence(c: dict[str, Any], w: Window | None, weights: Weights) -> list[Ranked]:
+def rank_evidence(c: Candidates, w: Window | None, weights: Weights) -> list[Ranked]:
     """Facts and Messages in the window on one scale, best first.
 
     A Fact and the turn it cites are two views of one statement: each adds `weights.turn`
     times the other's fused score (the best of them) to its own, so a turn found both as
     said and as extracted ranks above one found only once."""
-    near = [(f["id"], "fact", f["fv"], f["time_start"], f["time_end"]) for f in c["fact_near"]]
-    near += [
-        (m["message_id"], "message", m["mv"], m["timestamp"], m["timestamp"]) for m in c["messages"]
-    ]
-    hits = [(f["id"], "fact", f["score"], f["time_start"], f["time_end"]) for f in c["fact_hits"]]
-    hits += [
-        (m["message_id"], "message", m["score"], m["timestamp"], m["timestamp"])
-        for m in c["message_hits"]
-    ]
+    near = [(f.id, "fact", f.score, f.time_start, f.time_end) for f in c.fact_near]
+    near += [(m.message_id, "message", m.score, m.timestamp, m.timestamp) for m in c.messages]
+    hits = [(f.id, "fact", f.score, f.time_start, f.time_end) for f in c.fact_hits]
+    hits += [(m.message_id, "message", m.score, m.timestamp, m.timestamp) for m in c.message_hits]
     kind_of: dict[str, str] = {}
     for i, kind, _v, start, end in near + hits:
         if _overlaps(start, end, w):
@@ -271,8 +201,8 @@ def rank_evidence(c: dict[str, Any], w: Window | None, weights: Weights) -> list
     if not weights.turn:
         return fused
     cites: dict[str, list[str]] = {}
-    for f in [*c["fact_near"], *c["fact_hits"]]:
-        cites.setdefault(f["id"], list(f.get("sources") or []))
+    for f in [*c.fact_near, *c.fact_hits]:
+        cites.setdefault(f.id, list(f.sources))
     own = {r.id: r.score for r in fused}
     other: dict[str, float] = defaultdict(float)
     for fid, sources in cites.items():
@@ -292,14 +222,11 @@ def rank_evidence(c: dict[str, Any], w: Window | None, weights: Weights) -> list
 SESSION_TOP = 20  # how many of the best items speak for their session
 
 
-def _sessions(c: dict[str, Any]) -> dict[str, frozenset[str]]:
+def _sessions(c: Candidates) -> dict[str, frozenset[str]]:
     """The sessions of each candidate: a Message's own, a Fact's sources'."""
-    out = {
-        f["id"]: frozenset(s for s in f.get("sessions") or [] if s)
-        for f in [*c["fact_near"], *c["fact_hits"]]
-    }
-    for m in [*c["messages"], *c["message_hits"]]:
-        out[m["message_id"]] = frozenset([m["session_id"]] if m.get("session_id") else [])
+    out = {f.id: frozenset(f.sessions) for f in [*c.fact_near, *c.fact_hits]}
+    for m in [*c.messages, *c.message_hits]:
+        out[m.message_id] = frozenset([m.session_id] if m.session_id else [])
     return out
 
 
@@ -322,14 +249,14 @@ def _session_sum(
     return out
 
 
-def plan(c: dict[str, Any], w: Window | None, limit: int, weights: Weights) -> Plan:
+def plan(c: Candidates, w: Window | None, limit: int, weights: Weights) -> Plan:
     shown = rank_summaries(c, w, weights)[: min(MAX_SUMMARIES, max(1, limit // 3))]
     return Plan(shown, rank_evidence(c, w, weights), limit, w)
 
 
 def assemble(
     p: Plan,
-    c: dict[str, Any],
+    c: Candidates,
     facts: dict[str, dict[str, Any]],
     query: str,
     weights: Weights,
@@ -348,14 +275,12 @@ def assemble(
     lang = detect_lang(query)
     # the evidence that bears on the query: what could be shown within the limit
     score_of = {r.id: r.score for r in p.evidence[: p.limit]}
-    backs = {f: s["summary_id"] for _r, s in p.summaries for f in s["source_facts"]}
-    messages = {m["message_id"]: m for m in c["messages"]} | {
-        m["message_id"]: m for m in c["message_hits"]
-    }
+    backs = {f: s.summary_id for _r, s in p.summaries for f in s.source_facts}
+    messages = {m.message_id: m for m in [*c.messages, *c.message_hits]}
     mid: list[Item] = []
     cited: set[str] = set()
     lead, rest = p.summaries[:1], p.summaries[1:]
-    queue: list[tuple[Ranked, dict[str, Any] | None]] = [*lead]
+    queue: list[tuple[Ranked, SummaryCandidate | None]] = [*lead]
     queue += sorted([*rest, *((r, None) for r in p.evidence)], key=lambda t: -t[0].score)
     for r, s in queue:
         if len(mid) >= p.limit:
@@ -390,11 +315,11 @@ def assemble(
                 Item(
                     r.id,
                     "message",
-                    m["content"],
+                    m.content,
                     round(r.score, 4),
                     f"message close to the query ({r.why()})",
-                    timestamp=m["timestamp"],
-                    period=(m["timestamp"], m["timestamp"]),
+                    timestamp=m.timestamp,
+                    period=(m.timestamp, m.timestamp),
                     source_message_ids=[r.id],
                     replaced_by=corrected.get(r.id, []),
                     superseded=r.id in corrected,
@@ -404,33 +329,33 @@ def assemble(
     shown = {it.id for it in mid}
     long_term = [
         Item(
-            s["summary_id"],
+            s.summary_id,
             "summary",
-            s["content"],
+            s.content,
             round(r.score, 4),
-            f"lasting {s['kind']} memory",
-            topic=s["topic"],
-            confidence=s["confidence"],
-            timestamp=s["event_end"],
-            source_fact_ids=list(s["source_facts"]),
+            f"lasting {s.kind} memory",
+            topic=s.topic,
+            confidence=s.confidence,
+            timestamp=s.event_end,
+            source_fact_ids=list(s.source_facts),
         )
         for r, s in rank_summaries(c, None, weights)
-        if s["kind"] in LONG_TERM_KINDS and s["summary_id"] not in shown
+        if s.kind in LONG_TERM_KINDS and s.summary_id not in shown
     ][:3]
     short = [
         Item(
-            m["message_id"],
+            m.message_id,
             "message",
-            m["content"],
+            m.content,
             1.0,
             "recent in this session",
-            timestamp=m["timestamp"],
-            source_message_ids=[m["message_id"]],
-            replaced_by=corrected.get(m["message_id"], []),
-            superseded=m["message_id"] in corrected,
+            timestamp=m.timestamp,
+            source_message_ids=[m.message_id],
+            replaced_by=corrected.get(m.message_id, []),
+            superseded=m.message_id in corrected,
             author=author(m, user_id, lang),
         )
-        for m in reversed(c["recent"])
+        for m in reversed(c.recent)
     ]
     formatted = format_context(query, short, mid, long_term, lang)
     return Recall(query, short, mid, long_term, formatted, p.window)
@@ -446,13 +371,13 @@ def _words(text: str) -> set[str]:
 
 
 def _says_more(
-    mid: str, messages: dict[str, dict[str, Any]], facts: dict[str, dict[str, Any]]
+    mid: str, messages: dict[str, MessageCandidate], facts: dict[str, dict[str, Any]]
 ) -> bool:
     """Whether a turn a shown Fact cites says more than what was extracted from it: the Facts
     that cite it keep at most half of its words, so its own words are shown too."""
     if SAYS_MORE >= 1.0:
         return False
-    said = _words(messages[mid]["content"] or "")
+    said = _words(messages[mid].content)
     kept: set[str] = set()
     for f in facts.values():
         if any(m["message_id"] == mid for m in f["sources"]):
@@ -461,148 +386,25 @@ def _says_more(
 
 
 def _summary_item(
-    s: dict[str, Any], r: Ranked, w: Window | None, score_of: dict[str, float]
+    s: SummaryCandidate, r: Ranked, w: Window | None, score_of: dict[str, float]
 ) -> Item:
-    why = f"topic '{s['topic']}' matches the query ({r.why()})"
+    why = f"topic '{s.topic}' matches the query ({r.why()})"
     if w is not None:
         why += f"; within '{w.cue}'"
     # its evidence, the facts closest to the query first (stable: stored order otherwise)
-    ordered = sorted(s["source_facts"], key=lambda f: -score_of.get(f, 0.0))
+    ordered = sorted(s.source_facts, key=lambda f: -score_of.get(f, 0.0))
     return Item(
-        s["summary_id"],
+        s.summary_id,
         "summary",
-        s["content"],
+        s.content,
         round(r.score, 4),
         why,
-        topic=s["topic"],
-        confidence=s["confidence"],
-        timestamp=s["event_end"],
+        topic=s.topic,
+        confidence=s.confidence,
+        timestamp=s.event_end,
         source_fact_ids=ordered,
         relevant_fact_ids=[f for f in ordered if f in score_of],
     )
 
 
-_HEAD = {
-    "zh": ("长期用户记忆", "与当前问题相关的记忆", "近期对话", "依据"),
-    "en": (
-        "Long-term user memory",
-        "Memory relevant to this query",
-        "Recent conversation",
-        "evidence",
-    ),
-}
-
-
-# Every Unicode line break (\n \r \v \f \x1c-\x1e \x85 \u2028 \u2029) and other control
-# becomes a space; format characters (zero-width, joiners, bidi marks) are dropped.
-_BREAKING = frozenset({"Cc", "Zl", "Zp"})
-_HIDDEN = frozenset({"Cf"})
-_SPACES = re.compile(r"\s+")
 _WORDS = rx.compile(r"[\u3400-\u9fff]|\w+")
-# Leading characters that make markup of a line (headings, quotes, items, rules, code, tables)
-_MARKERS = frozenset("#>-*+=|`~_•·◦‣⁃")
-_BRACKETS = str.maketrans({"[": "(", "]": ")", "［": "(", "］": ")", "【": "(", "】": ")"})
-
-
-def _visible(ch: str) -> str:
-    kind = unicodedata.category(ch)
-    return " " if kind in _BREAKING else "" if kind in _HIDDEN else ch
-
-
-def inline(text: str | None) -> str:
-    """User content made safe to place on one line of the formatted context: no line break
-    of any kind, no hidden characters, no bracketed [id] tag, no leading markup. Whatever a
-    message says, it cannot open a section, an item or an id of its own."""
-    if not text:
-        return ""
-    kept = "".join(_visible(ch) for ch in text)
-    flat = _SPACES.sub(" ", kept).strip().translate(_BRACKETS)
-    if flat and unicodedata.normalize("NFKC", flat[0])[:1] in _MARKERS:
-        flat = "\\" + flat
-    return flat
-
-
-def format_context(
-    query: str,
-    short: list[Item],
-    mid: list[Item],
-    long_term: list[Item],
-    lang: str | None = None,
-) -> str:
-    """One prompt-ready block in the query's language; every line carries its ids.
-
-    Content is placed through `inline`, so the only headings, items and [id] tags in the
-    block are the ones written here; a recent-conversation line starts with its author
-    ("user:", "assistant:", a speaker's name, "click:"), so nothing said by someone else
-    reads as the user's own words."""
-    lang = lang or detect_lang(query)
-    h_long, h_mid, h_short, h_src = _HEAD[lang]
-    lines: list[str] = []
-    if long_term:
-        lines.append(f"## {h_long}")
-        lines += [f"- [{it.id}] {inline(it.content)}" for it in long_term]
-    if mid:
-        lines.append(f"## {h_mid}")
-        placed: set[str] = set()
-
-        def fact_line(it: Item, indent: str) -> str:
-            sources = ", ".join(it.source_message_ids)
-            when = dated(it.period, lang)
-            return f"{indent}- [{it.id}] {when}{inline(it.content)} ({h_src}: {sources})"
-
-        for it in mid:
-            if it.kind == "summary":
-                lines.append(
-                    f"- [{it.id}] ({inline(it.topic)}, confidence {it.confidence:.2f}) "
-                    f"{inline(it.content)}"
-                )
-                for f in mid:
-                    if f.kind == "fact" and f.id in it.source_fact_ids and f.id not in placed:
-                        placed.add(f.id)
-                        lines.append(fact_line(f, "  "))
-        for it in mid:
-            if it.kind == "fact" and it.id not in placed:
-                lines.append(fact_line(it, ""))
-            elif it.kind == "message":
-                lines.append(_message_line(it, lang))
-    if short:
-        lines.append(f"## {h_short}")
-        lines += [_message_line(it, lang) for it in short]
-    return "\n".join(lines)
-
-
-def day_label(t: datetime, lang: str) -> str:
-    """A calendar day as a reader says it: "7 May 2023" (no numeric order to misread), or
-    "2023年5月7日"."""
-    if lang == "zh":
-        return f"{t.year}年{t.month}月{t.day}日"
-    return f"{t.day} {MONTHS_EN[t.month - 1].capitalize()} {t.year}"
-
-
-def dated(period: tuple[datetime, datetime] | None, lang: str) -> str:
-    """The prefix that dates a line: its day, or its first and last day when it spans
-    several ("(1 May 2023 – 7 May 2023) "); "" when undated. An end at midnight is the
-    end of the day before (a resolved "yesterday" is that one day)."""
-    if period is None or period[0] is None:
-        return ""
-    start, end = period
-    last = end - timedelta(microseconds=1) if end is not None and end > start else start
-    first_day, last_day = day_label(start, lang), day_label(last, lang)
-    label = first_day if first_day == last_day else f"{first_day} – {last_day}"
-    return f"（{label}）" if lang == "zh" else f"({label}) "
-
-
-def _message_line(it: Item, lang: str) -> str:
-    """A raw Message, after its author when known; one whose value was corrected says so
-    and names the Fact that replaced it."""
-    who = f"{it.author}{'：' if lang == 'zh' else ': '}" if it.author else ""
-    line = f"- [{it.id}] {dated(it.period, lang)}{who}{inline(it.content)}"
-    if not it.superseded:
-        return line
-    if not it.replaced_by:
-        return f"{line}（已过时，已被更正）" if lang == "zh" else f"{line} (outdated: superseded)"
-    if lang == "zh":
-        now = "；".join(f"{inline(c)}（{f}）" for f, c in it.replaced_by)
-        return f"{line}（已更正为：{now}）"
-    now = "; ".join(f"{f}: {inline(c)}" for f, c in it.replaced_by)
-    return f"{line} (superseded by {now})"

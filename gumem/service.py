@@ -229,9 +229,7 @@ class Memory:
         p = await self._cpu(lambda: plan(c, window, n, weights))
         ids = p.fact_ids()
         facts = await reads.facts(self.db, tenant, ids) if ids else {}
-        shown = {
-            m["message_id"] for part in ("messages", "message_hits", "recent") for m in c[part]
-        }
+        shown = {m.message_id for m in [*c.messages, *c.message_hits, *c.recent]}
         corrected = await grecall.corrected_messages(self.db, tenant, sorted(shown), as_of)
         return await self._cpu(assemble, p, c, facts, query, weights, corrected, user_id)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from extract.timecues import Window
+from graph.recall import Candidates, FactCandidate, Hit, MessageCandidate, SummaryCandidate
 from gumem.recall import (
     RRF_K,
     Weights,
@@ -51,17 +53,47 @@ def fact(fid: str, days: int = 0) -> dict[str, Any]:
     }
 
 
-def cands(**kw: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "summaries": [],
-        "summary_hits": [],
-        "fact_near": [],
-        "fact_hits": [],
-        "messages": [],
-        "message_hits": [],
-        "recent": [],
-    }
-    return base | kw
+def as_msg(d: dict[str, Any], score: str = "mv") -> MessageCandidate:
+    """A hand-made row as the record graph/ decodes it."""
+    return MessageCandidate(
+        message_id=d["message_id"],
+        content=d.get("content") or "",
+        timestamp=d["timestamp"],
+        role=d.get("role", "user"),
+        event_type=d.get("event_type"),
+        session_id=d.get("session_id"),
+        metadata=json.loads(d.get("metadata_json") or "{}"),
+        rejected=bool(d.get("rejected")),
+        sourced=bool(d.get("sourced")),
+        score=float(d.get(score, 0.0)),
+    )
+
+
+def as_fact(d: dict[str, Any], score: str) -> FactCandidate:
+    return FactCandidate(
+        id=d["id"],
+        score=float(d[score]),
+        time_start=d["time_start"],
+        time_end=d["time_end"],
+        sources=tuple(d.get("sources") or ()),
+        sessions=tuple(d.get("sessions") or ()),
+    )
+
+
+def cands(**kw: Any) -> Candidates:
+    """Candidates from hand-made rows (dicts shaped like the recall query's)."""
+    return Candidates(
+        summaries=tuple(
+            SummaryCandidate(**(s | {"source_facts": tuple(s["source_facts"])}))
+            for s in kw.get("summaries", [])
+        ),
+        summary_hits=tuple(Hit(h["id"], h["score"]) for h in kw.get("summary_hits", [])),
+        fact_near=tuple(as_fact(f, "fv") for f in kw.get("fact_near", [])),
+        fact_hits=tuple(as_fact(f, "score") for f in kw.get("fact_hits", [])),
+        messages=tuple(as_msg(m, "mv") for m in kw.get("messages", [])),
+        message_hits=tuple(as_msg(m, "score") for m in kw.get("message_hits", [])),
+        recent=tuple(as_msg(m, "none") for m in kw.get("recent", [])),
+    )
 
 
 def near(fid: str, fv: float, days: int = 0) -> dict[str, Any]:
@@ -105,7 +137,7 @@ def test_best_summary_leads_and_facts_keep_their_sources() -> None:
         messages=[msg("m-a", mv=0.97), msg("m9", mv=0.80)],
     )
     p = plan(c, None, 6, W)
-    assert [s["summary_id"] for _r, s in p.summaries] == ["s1", "s2"]
+    assert [s.summary_id for _r, s in p.summaries] == ["s1", "s2"]
     r = assemble(p, c, {f: fact(f) for f in p.fact_ids()}, "running shoes?", W)
     kinds = [(it.kind, it.id) for it in r.mid_term]
     assert kinds[0] == ("summary", "s1")
@@ -125,7 +157,7 @@ def test_window_filters_before_ranking() -> None:
     )
     w = Window(T0 + timedelta(days=9), T0 + timedelta(days=11), "last week")
     p = plan(c, w, 8, W)
-    assert [s["summary_id"] for _r, s in p.summaries] == ["new"]
+    assert [s.summary_id for _r, s in p.summaries] == ["new"]
     assert [r.id for r in p.evidence] == ["b"] and p.evidence[0].dense == 1
     r = assemble(p, c, {"b": fact("b", days=10)}, "what did I do last week?", W)
     assert "within 'last week'" in r.mid_term[0].reason
@@ -140,7 +172,7 @@ def test_status_and_boost_scale_summaries_and_archived_is_hidden() -> None:
             summary("gone", 0.99, [], status="archived"),
         ]
     )
-    order = [s["summary_id"] for _r, s in rank_summaries(c, None, W)]
+    order = [s.summary_id for _r, s in rank_summaries(c, None, W)]
     assert order == ["boosted", "plain", "low"]
 
 
@@ -167,10 +199,10 @@ def test_only_the_users_own_unrejected_turns_rank_as_memory() -> None:
     me = msg(
         "m6", role="user", event_type="message", metadata_json='{"speaker": "Ann", "self": true}'
     )
-    assert own_memory(own, "u1") and own_memory(me | {"mv": 0.5}, "u1")
-    assert not any(own_memory(m, "u1") for m in others)
+    assert own_memory(as_msg(own), "u1") and own_memory(as_msg(me | {"mv": 0.5}), "u1")
+    assert not any(own_memory(as_msg(m), "u1") for m in others)
     # an event a Fact cites is the user's behaviour evidence
-    assert own_memory(msg("m7", role="user", event_type="filter", sourced=True), "u1")
+    assert own_memory(as_msg(msg("m7", role="user", event_type="filter", sourced=True)), "u1")
     c = own_candidates(cands(messages=[own, *others], recent=[own, *others]), "u1")
     p = plan(c, None, 8, W)
     r = assemble(p, c, {}, "what do I like?", W, {}, "u1")
