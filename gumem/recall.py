@@ -233,17 +233,18 @@ def _sessions(c: Candidates) -> dict[str, frozenset[str]]:
 def _session_sum(
     ranked: list[Ranked], sessions: dict[str, frozenset[str]], w: float
 ) -> list[Ranked]:
-    """Each item gains `w` times the summed score of the best items in its session: a
-    conversation that answers the query in several turns is one place to look, so its
-    turns rise together. Every item of a single-session memory gains the same: its order
-    is unchanged."""
+    """Each raw turn gains `w` times the summed score of the best items of its session: a
+    conversation that answers the query over several turns is one place to look, so its
+    turns rise together. Facts stand alone (a preference told in another session is as
+    current) and gain nothing; they count in their sources' sessions. The turns of a
+    single-session memory all gain the same."""
     total: dict[str, float] = defaultdict(float)
     for r in sorted(ranked, key=lambda r: -r.score)[:SESSION_TOP]:
         for s in sessions.get(r.id, ()):
             total[s] += r.score
     out = []
     for r in ranked:
-        mine = sessions.get(r.id)
+        mine = sessions.get(r.id) if r.kind == "message" else None
         gain = max(total[s] for s in mine) if mine else 0.0
         out.append(replace(r, score=r.score + w * gain))
     return out

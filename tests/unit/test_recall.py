@@ -349,7 +349,8 @@ def test_ranked_lines_are_dated_by_when_it_happened() -> None:
 
 def test_a_session_that_answers_in_several_turns_rises_together() -> None:
     """Turns of the session that holds most of the best evidence gain over an equally
-    matched turn of another session; a Fact counts in the sessions of its sources."""
+    matched turn of another session; a Fact counts in its sources' sessions but stands
+    alone (gains nothing)."""
     c = cands(
         fact_near=[near("a", 0.97) | {"sources": ["m1"], "sessions": ["s1"]}],
         messages=[
@@ -359,21 +360,40 @@ def test_a_session_that_answers_in_several_turns_rises_together() -> None:
         ],
     )
     alone = rank_evidence(c, None, Weights(session=0.0))
-    assert [r.id for r in alone][2:] == ["m2", "m3"]
+    assert [r.id for r in alone if r.kind == "message"] == ["m1", "m2", "m3"]
     ranked = rank_evidence(c, None, Weights(session=0.5))
-    assert [r.id for r in ranked][2:] == ["m3", "m2"], "s1 holds the best evidence"
+    turns = [r.id for r in ranked if r.kind == "message"]
+    assert turns == ["m1", "m3", "m2"], "s1 holds the best evidence"
     scores = {r.id: r.score for r in ranked}
     before = {r.id: r.score for r in alone}
     s1 = before["a"] + before["m1"] + before["m3"]
     assert scores["m3"] == before["m3"] + 0.5 * s1
     assert scores["m2"] == before["m2"] + 0.5 * before["m2"]
+    assert scores["a"] == before["a"], "a Fact gains nothing"
 
 
-def test_one_session_keeps_its_order() -> None:
-    """Every item of a single-session memory gains the same: the order is the plain one."""
+def test_a_fact_from_another_session_is_not_pushed_down() -> None:
+    """A preference told in another session keeps its place among the Facts however much
+    one session matches."""
+    c = cands(
+        fact_near=[
+            near("f1", 0.95) | {"sessions": ["s1"]},
+            near("f2", 0.94) | {"sessions": ["s1"]},
+            near("other", 0.93) | {"sessions": ["s2"]},
+            near("f3", 0.92) | {"sessions": ["s1"]},
+        ],
+        messages=[msg(f"m{i}", mv=0.9 - i / 100, session_id="s1") for i in range(5)],
+    )
+    facts = [r.id for r in rank_evidence(c, None, Weights(session=1.0)) if r.kind == "fact"]
+    assert facts == ["f1", "f2", "other", "f3"]
+
+
+def test_one_session_keeps_the_order_of_its_turns() -> None:
     c = cands(
         fact_near=[near(f"f{i}", 0.9 - i / 100) | {"sessions": ["s"]} for i in range(30)],
         messages=[msg(f"m{i}", mv=0.95 - i / 100, session_id="s") for i in range(30)],
     )
-    plain = [r.id for r in rank_evidence(c, None, Weights(session=0.0))]
-    assert [r.id for r in rank_evidence(c, None, Weights(session=1.0))] == plain
+    plain = rank_evidence(c, None, Weights(session=0.0))
+    boosted = rank_evidence(c, None, Weights(session=1.0))
+    for kind in ("fact", "message"):
+        assert [r.id for r in boosted if r.kind == kind] == [r.id for r in plain if r.kind == kind]
