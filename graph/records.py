@@ -218,3 +218,23 @@ class TopicUsage:
     name: str
     facts: int
     summaries: int
+
+
+@dataclass(frozen=True)
+class DecayState:
+    """What maintenance reads of an active Summary to recompute its weight."""
+
+    summary_id: str
+    decay_factor: float
+    event_end: datetime
+    retrieval_boost: float
+    memory_status: str
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """What maintenance writes back: a Summary's new status and weight."""
+
+    summary_id: str
+    status: str
+    weight: float

@@ -30,6 +30,7 @@ from graph import memory as gmem
 from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
+from graph.records import StatusChange
 from gumem.pipeline import Pipeline
 from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
 from gumem.records import FactVersions, StoredFact, StoredMessage, StoredSummary, StoredTopic
@@ -323,20 +324,20 @@ class Memory:
     async def run_maintenance(self, tenant: str, now: datetime | None = None) -> dict[str, int]:
         """Decay: recompute each active Summary's weight and move its memory_status."""
         now = parse_now(now)
-        rows = []
+        changes = []
         counts = {"examined": 0, "deprioritized": 0, "archived": 0}
         for s in await governance.maintenance_candidates(self.db, tenant):
             counts["examined"] += 1
-            weight = effective_weight(s["decay_factor"], s["event_end"], now, s["retrieval_boost"])
+            weight = effective_weight(s.decay_factor, s.event_end, now, s.retrieval_boost)
             status = next_status(
-                s["memory_status"],
+                s.memory_status,
                 weight,
                 self.settings.deprioritize_below,
                 self.settings.archive_below,
             )
-            if status != s["memory_status"]:
+            if status != s.memory_status:
                 counts[status] += 1
-            rows.append({"summary_id": s["summary_id"], "status": status, "weight": weight})
-        if rows:
-            await governance.apply_maintenance(self.db, tenant, rows)
+            changes.append(StatusChange(s.summary_id, status, weight))
+        if changes:
+            await governance.apply_maintenance(self.db, tenant, changes)
         return counts
