@@ -45,13 +45,12 @@ class Trace:
             root_kind=t.root_kind,
             nodes=[
                 TraceNode(
-                    id=strawberry.ID(n["id"]),
-                    label=n["label"],
+                    id=strawberry.ID(n.id),
+                    label=n.label,
                     properties=JSON(
                         {
                             k: (v.isoformat() if isinstance(v, datetime) else v)
-                            for k, v in n.items()
-                            if k not in ("id", "label")
+                            for k, v in n.properties.items()
                         }
                     ),
                 )
@@ -59,9 +58,9 @@ class Trace:
             ],
             edges=[
                 TraceEdge(
-                    source=strawberry.ID(e["source"]),
-                    type=e["type"],
-                    target=strawberry.ID(e["target"]),
+                    source=strawberry.ID(e.source),
+                    type=e.type,
+                    target=strawberry.ID(e.target),
                 )
                 for e in t.edges
             ],

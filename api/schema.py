@@ -131,16 +131,16 @@ class Query:
     ) -> list[Topic]:
         ctx = info.context
         lim, off = _page(limit, offset)
-        rows = await ctx.memory.topics(ctx.tenant, user_id, lim, off)
-        ctx.charge(len(rows))
+        found = await ctx.memory.topics(ctx.tenant, user_id, lim, off)
+        ctx.charge(len(found))
         return [
             Topic(
-                id=strawberry.ID(r["topic_id"]),
-                name=r["name"],
-                summary_count=r.get("summary_count") or 0,
-                fact_count=r.get("fact_count") or 0,
+                id=strawberry.ID(t.topic_id),
+                name=t.name,
+                summary_count=t.summary_count,
+                fact_count=t.fact_count,
             )
-            for r in rows
+            for t in found
         ]
 
     @strawberry.field
@@ -163,22 +163,22 @@ class Query:
         lim, off = _page(limit, offset)
         ids = await ctx.memory.fact_ids(ctx.tenant, user_id, include_inactive, lim, off, as_of)
         ctx.charge(len(ids))
-        return [Fact.from_row(r) for r in await ctx.loaders.many(ctx.loaders.fact, ids)]
+        return [Fact.from_record(f) for f in await ctx.loaders.many(ctx.loaders.fact, ids)]
 
     @strawberry.field
     async def fact(self, info: Info[Context, None], id: strawberry.ID) -> Fact | None:
-        row = await info.context.loaders.fact.load(str(id))
-        return Fact.from_row(row) if row else None
+        found = await info.context.loaders.fact.load(str(id))
+        return Fact.from_record(found) if found else None
 
     @strawberry.field
     async def summary(self, info: Info[Context, None], id: strawberry.ID) -> Summary | None:
-        row = await info.context.loaders.summary.load(str(id))
-        return Summary.from_row(row) if row else None
+        found = await info.context.loaders.summary.load(str(id))
+        return Summary.from_record(found) if found else None
 
     @strawberry.field
     async def message(self, info: Info[Context, None], id: strawberry.ID) -> Message | None:
-        row = await info.context.loaders.message.load(str(id))
-        return Message.from_row(row) if row else None
+        found = await info.context.loaders.message.load(str(id))
+        return Message.from_record(found) if found else None
 
     @strawberry.field(
         description=(
@@ -196,9 +196,9 @@ class Query:
     ) -> list[Message]:
         ctx = info.context
         lim, off = _page(limit, offset)
-        rows = await ctx.memory.messages(ctx.tenant, user_id, session_id, lim, off)
-        ctx.charge(len(rows))
-        return [Message.from_row(r) for r in rows]
+        found = await ctx.memory.messages(ctx.tenant, user_id, session_id, lim, off)
+        ctx.charge(len(found))
+        return [Message.from_record(m) for m in found]
 
     @strawberry.field(description="Provenance of a Summary, Fact or Message, both ways.")
     async def trace(self, info: Info[Context, None], id: strawberry.ID) -> Trace | None:
@@ -296,8 +296,8 @@ class Mutation:
     ) -> Summary | None:
         ctx = info.context
         await ctx.memory.set_memory_status(ctx.tenant, str(id), status)
-        row = await ctx.loaders.summary.load(str(id))
-        return Summary.from_row(row) if row else None
+        found = await ctx.loaders.summary.load(str(id))
+        return Summary.from_record(found) if found else None
 
     @strawberry.mutation(description="Set a Summary's retrieval_boost (ranking weight).")
     async def boost_summary(
@@ -305,8 +305,8 @@ class Mutation:
     ) -> Summary | None:
         ctx = info.context
         await ctx.memory.boost_summary(ctx.tenant, str(id), boost)
-        row = await ctx.loaders.summary.load(str(id))
-        return Summary.from_row(row) if row else None
+        found = await ctx.loaders.summary.load(str(id))
+        return Summary.from_record(found) if found else None
 
     @strawberry.mutation(description="Recompute decay and move memory_status by thresholds.")
     async def run_maintenance(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +11,7 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.limits import NESTED, SOURCE_FACTS, VERSIONS, window
+from gumem.records import StoredFact, StoredMessage, StoredSummary
 
 PAGED = " At most `limit` items (GUMEM_MAX_LIST_SIZE at most), from `offset`."
 
@@ -45,19 +45,19 @@ class Message:
         return await _facts(info.context, ids, limit, offset)
 
     @staticmethod
-    def from_row(row: dict[str, Any]) -> Message:
+    def from_record(m: StoredMessage) -> Message:
         return Message(
-            id=strawberry.ID(row["message_id"]),
-            user_id=row["user_id"],
-            session_id=row["session_id"],
-            role=row["role"],
-            content=row["content"],
-            timestamp=row["timestamp"],
-            event_type=row.get("event_type") or "message",
-            page=row.get("page"),
-            metadata=json.loads(row.get("metadata_json") or "{}"),
-            lang=row.get("lang"),
-            status=row.get("status") or "pending",
+            id=strawberry.ID(m.message_id),
+            user_id=m.user_id,
+            session_id=m.session_id,
+            role=m.role,
+            content=m.content,
+            timestamp=m.timestamp,
+            event_type=m.event_type,
+            page=m.page,
+            metadata=JSON(m.metadata),
+            lang=m.lang,
+            status=m.status,
         )
 
 
@@ -82,7 +82,7 @@ class Fact:
     time_end: datetime | None
     created_at: datetime | None
     entity_names: strawberry.Private[list[str]]
-    sources: strawberry.Private[list[dict[str, Any]]]
+    sources: strawberry.Private[list[StoredMessage]]
 
     @strawberry.field
     def entities(self) -> list[str]:
@@ -93,9 +93,9 @@ class Fact:
         self, info: Info[Context, None], limit: int = NESTED, offset: int = 0
     ) -> list[Message]:
         ctx = info.context
-        rows = window(self.sources, limit, offset, ctx.memory.settings)
-        ctx.charge(len(rows))
-        return [Message.from_row(m) for m in rows]
+        page = window(self.sources, limit, offset, ctx.memory.settings)
+        ctx.charge(len(page))
+        return [Message.from_record(m) for m in page]
 
     @strawberry.field(description="Summaries this fact supports, every version." + PAGED)
     async def summaries(
@@ -111,7 +111,7 @@ class Fact:
     ) -> list[Fact]:
         lo = info.context.loaders
         v = await lo.fact_versions.load(str(self.id))
-        return await _facts(info.context, v.get("supersedes", []), limit, offset)
+        return await _facts(info.context, list(v.supersedes) if v else [], limit, offset)
 
     @strawberry.field(description="The newer fact that replaced this one, if any." + PAGED)
     async def superseded_by(
@@ -119,31 +119,31 @@ class Fact:
     ) -> list[Fact]:
         lo = info.context.loaders
         v = await lo.fact_versions.load(str(self.id))
-        return await _facts(info.context, v.get("superseded_by", []), limit, offset)
+        return await _facts(info.context, list(v.superseded_by) if v else [], limit, offset)
 
     @staticmethod
-    def from_row(r: dict[str, Any]) -> Fact:
+    def from_record(f: StoredFact) -> Fact:
         return Fact(
-            id=strawberry.ID(r["fact_id"]),
-            user_id=r["user_id"],
-            content=r["content"],
-            kind=r["kind"],
-            slot=r.get("slot"),
-            value=r.get("value"),
-            polarity=r.get("polarity") or "neutral",
-            explicit=bool(r.get("explicit")),
-            confidence=float(r.get("confidence") or 0.0),
-            validity=r["validity"],
-            status=r.get("status") or "pending",
-            labels=list(r.get("labels") or []),
-            topic=r.get("topic"),
-            anchors=list(r.get("anchors") or []),
-            source_message_ids=list(r.get("source_message_ids") or []),
-            time_start=r.get("time_start"),
-            time_end=r.get("time_end"),
-            created_at=r.get("created_at"),
-            entity_names=list(r.get("entities") or []),
-            sources=list(r.get("sources") or []),
+            id=strawberry.ID(f.fact_id),
+            user_id=f.user_id,
+            content=f.content,
+            kind=f.kind,
+            slot=f.slot,
+            value=f.value,
+            polarity=f.polarity,
+            explicit=f.explicit,
+            confidence=f.confidence,
+            validity=f.validity,
+            status=f.status,
+            labels=list(f.labels),
+            topic=f.topic,
+            anchors=list(f.anchors),
+            source_message_ids=list(f.source_message_ids),
+            time_start=f.time_start,
+            time_end=f.time_end,
+            created_at=f.created_at,
+            entity_names=list(f.entity_names),
+            sources=list(f.sources),
         )
 
 
@@ -184,29 +184,29 @@ class Summary:
         return await _summaries(info.context, self.supersedes_ids, limit, offset)
 
     @staticmethod
-    def from_row(r: dict[str, Any]) -> Summary:
+    def from_record(s: StoredSummary) -> Summary:
         return Summary(
-            id=strawberry.ID(r["summary_id"]),
-            user_id=r["user_id"],
-            content=r["content"],
-            topic=r["topic"],
-            kind=r.get("kind"),
-            confidence=float(r["confidence"]),
-            validity=r["validity"],
-            memory_status=r["memory_status"],
-            retrieval_boost=float(r["retrieval_boost"]),
-            decay_factor=float(r["decay_factor"]),
-            event_start=r.get("event_start"),
-            event_end=r.get("event_end"),
-            labels=list(r.get("labels") or []),
-            anchors=list(r.get("anchors") or []),
-            evidence=json.loads(r.get("evidence_json") or "{}"),
-            version=int(r.get("version") or 1),
-            created_at=r.get("created_at"),
-            source_fact_ids=list(r.get("source_facts") or []),
-            entities=[Entity(name=e["name"], type=e["type"]) for e in r.get("entities") or []],
-            supersedes_ids=list(r.get("supersedes") or []),
-            superseded_by_ids=list(r.get("superseded_by") or []),
+            id=strawberry.ID(s.summary_id),
+            user_id=s.user_id,
+            content=s.content,
+            topic=s.topic,
+            kind=s.kind,
+            confidence=s.confidence,
+            validity=s.validity,
+            memory_status=s.memory_status,
+            retrieval_boost=s.retrieval_boost,
+            decay_factor=s.decay_factor,
+            event_start=s.event_start,
+            event_end=s.event_end,
+            labels=list(s.labels),
+            anchors=list(s.anchors),
+            evidence=JSON(s.evidence),
+            version=s.version,
+            created_at=s.created_at,
+            source_fact_ids=list(s.source_fact_ids),
+            entities=[Entity(name=e.name, type=e.type) for e in s.entities],
+            supersedes_ids=list(s.supersedes),
+            superseded_by_ids=list(s.superseded_by),
         )
 
 
@@ -235,14 +235,14 @@ async def _facts(ctx: Context, ids: list[str], limit: int, offset: int) -> list[
     """One page of Facts by id, counted against the request's item budget."""
     page = window(ids, limit, offset, ctx.memory.settings)
     ctx.charge(len(page))
-    return [Fact.from_row(r) for r in await ctx.loaders.many(ctx.loaders.fact, page)]
+    return [Fact.from_record(f) for f in await ctx.loaders.many(ctx.loaders.fact, page)]
 
 
 async def _summaries(ctx: Context, ids: list[str], limit: int, offset: int) -> list[Summary]:
     """One page of Summaries by id, counted against the request's item budget."""
     page = window(ids, limit, offset, ctx.memory.settings)
     ctx.charge(len(page))
-    return [Summary.from_row(r) for r in await ctx.loaders.many(ctx.loaders.summary, page)]
+    return [Summary.from_record(s) for s in await ctx.loaders.many(ctx.loaders.summary, page)]
 
 
 @strawberry.type
@@ -276,22 +276,22 @@ class MemoryItem:
     async def summary(self, info: Info[Context, None]) -> Summary | None:
         if self.kind != "summary":
             return None
-        row = await info.context.loaders.summary.load(str(self.id))
-        return Summary.from_row(row) if row else None
+        found = await info.context.loaders.summary.load(str(self.id))
+        return Summary.from_record(found) if found else None
 
     @strawberry.field(description="The Fact, when kind is fact.")
     async def fact(self, info: Info[Context, None]) -> Fact | None:
         if self.kind != "fact":
             return None
-        row = await info.context.loaders.fact.load(str(self.id))
-        return Fact.from_row(row) if row else None
+        found = await info.context.loaders.fact.load(str(self.id))
+        return Fact.from_record(found) if found else None
 
     @strawberry.field(description="The Message, when kind is message.")
     async def message(self, info: Info[Context, None]) -> Message | None:
         if self.kind != "message":
             return None
-        row = await info.context.loaders.message.load(str(self.id))
-        return Message.from_row(row) if row else None
+        found = await info.context.loaders.message.load(str(self.id))
+        return Message.from_record(found) if found else None
 
 
 @strawberry.type

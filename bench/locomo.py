@@ -208,12 +208,12 @@ async def gumem_messages(
     r = await memory.recall(tenant, user, question, now=now, limit=k)
     items = list(r.mid_term) + list(r.long_term)
     fids = sorted({f for it in items if it.kind == "summary" for f in it.relevant_fact_ids})
-    facts = await reads.facts(memory.db, tenant, fids) if fids else {}
+    facts = await reads.facts_by_ids(memory.db, tenant, fids) if fids else {}
     ranked: list[str] = []
     for it in items:
         if it.kind == "summary":
             for f in it.relevant_fact_ids:
-                ranked += [s["message_id"] for s in (facts.get(f) or {}).get("sources", [])]
+                ranked += [s.message_id for s in facts[f].sources] if f in facts else []
         else:
             ranked += it.source_message_ids
     return first_k(ranked, k), r.formatted, len(items)

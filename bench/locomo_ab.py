@@ -93,7 +93,7 @@ async def _dump(args: argparse.Namespace, h: Neo4jHandle) -> None:
                 )
                 fids = sorted({f.id for f in [*c.fact_near, *c.fact_hits]})
                 fids += sorted({f for s in c.summaries for f in s.source_facts})
-                facts = await reads.facts(memory.db, args.tenant, sorted(set(fids)))
+                facts = await reads.facts_by_ids(memory.db, args.tenant, sorted(set(fids)))
                 shown = sorted({m.message_id for m in [*c.messages, *c.message_hits, *c.recent]})
                 corrected = await grecall.corrected_messages(memory.db, args.tenant, shown)
                 qv = np.asarray(qvec, dtype=np.float32)
@@ -134,7 +134,8 @@ def gumem_ranked(
     for it in [*r.mid_term, *r.long_term]:
         if it.kind == "summary":
             for f in it.relevant_fact_ids:
-                ranked += [s["message_id"] for s in (qd["facts"].get(f) or {}).get("sources", [])]
+                found = qd["facts"].get(f)
+                ranked += [s.message_id for s in found.sources] if found else []
         else:
             ranked += it.source_message_ids
     return first_k(ranked, limit), r.formatted

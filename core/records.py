@@ -4,7 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+
+
+@dataclass(frozen=True)
+class ProvenanceNode:
+    """A node on a provenance path: its id, label and the properties worth showing."""
+
+    id: str
+    label: str  # Summary / Fact / Message / Topic / Session
+    properties: dict[str, object]  # times as datetime
+
+
+@dataclass(frozen=True)
+class ProvenanceEdge:
+    source: str
+    type: str
+    target: str
 
 
 @dataclass
@@ -14,8 +29,8 @@ class Provenance:
 
     root_id: str
     root_kind: str
-    nodes: list[dict[str, Any]]
-    edges: list[dict[str, str]]
+    nodes: list[ProvenanceNode]
+    edges: list[ProvenanceEdge]
     cypher: str
     params: dict[str, str]
     truncated: bool = False  # some part had more than `max_paths` paths; the rest are left out

@@ -1,42 +1,51 @@
-// GUMem schema. Applied idempotently at start-up (graph.schema.apply_schema).
-// Full-text indexes carry `scope` (a per-user token) so a search is filtered inside
-// Lucene to one tenant's user.
-CREATE CONSTRAINT message_uid IF NOT EXISTS FOR (n:Message) REQUIRE n.uid IS UNIQUE;
-CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (n:Fact) REQUIRE n.fact_id IS UNIQUE;
-CREATE CONSTRAINT summary_id IF NOT EXISTS FOR (n:Summary) REQUIRE n.summary_id IS UNIQUE;
-CREATE CONSTRAINT topic_id IF NOT EXISTS FOR (n:Topic) REQUIRE n.topic_id IS UNIQUE;
-CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.entity_id IS UNIQUE;
-CREATE CONSTRAINT session_uid IF NOT EXISTS FOR (n:Session) REQUIRE n.uid IS UNIQUE;
-CREATE CONSTRAINT user_uid IF NOT EXISTS FOR (n:User) REQUIRE n.uid IS UNIQUE;
-CREATE CONSTRAINT audit_id IF NOT EXISTS FOR (n:AuditRecord) REQUIRE n.audit_id IS UNIQUE;
+// GUMem schema: what the neomodel classes (graph/nodes.py) cannot declare. The classes
+// declare the uniqueness constraints and single-property indexes; graph.schema.apply_schema
+// installs them through neomodel, then runs this file (idempotent) at start-up.
+// neomodel's `index=True` makes one single-property index: each composite index below stays here.
+// Composite: one user's Messages (tenant, user_id), neomodel indexes one property.
 CREATE INDEX message_scope IF NOT EXISTS FOR (n:Message) ON (n.tenant, n.user_id);
-CREATE INDEX message_status IF NOT EXISTS FOR (n:Message) ON (n.status);
-CREATE INDEX message_time IF NOT EXISTS FOR (n:Message) ON (n.timestamp);
+// Composite: a session's Messages (tenant, session_id).
 CREATE INDEX message_session IF NOT EXISTS FOR (n:Message) ON (n.tenant, n.session_id);
-CREATE INDEX user_unconsolidated IF NOT EXISTS FOR (n:User) ON (n.unconsolidated_at);
+// Composite: one user's Facts.
 CREATE INDEX fact_scope IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id);
+// Composite: a user's Fact by its key.
 CREATE INDEX fact_key IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.key);
 // Consolidation and fact writes read only what a batch touched (issue 19): its dirty facts,
 // the facts of its Topics, of its slots and near its time, never the whole history.
+// Composite: a user's dirty Facts.
 CREATE INDEX fact_dirty IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.dirty);
+// Composite: a user's Facts of one Topic.
 CREATE INDEX fact_topic IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.topic);
+// Composite: a user's Facts of one slot.
 CREATE INDEX fact_slot IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.slot);
+// Composite: a user's Facts by end time.
 CREATE INDEX fact_time IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.time_end);
+// Composite: a user's Summaries of one Topic.
 CREATE INDEX summary_topic IF NOT EXISTS FOR (n:Summary) ON (n.tenant, n.user_id, n.topic);
+// Composite: a user's pending Messages.
 CREATE INDEX message_pending IF NOT EXISTS FOR (n:Message) ON (n.tenant, n.user_id, n.status);
+// Composite: a user's Messages in time order.
 CREATE INDEX message_user_time IF NOT EXISTS FOR (n:Message) ON (n.tenant, n.user_id, n.timestamp);
+// Composite: one user's Summaries.
 CREATE INDEX summary_scope IF NOT EXISTS FOR (n:Summary) ON (n.tenant, n.user_id);
+// Composite: one user's Topics.
 CREATE INDEX topic_scope IF NOT EXISTS FOR (n:Topic) ON (n.tenant, n.user_id);
+// Composite: one user's Entities.
 CREATE INDEX entity_scope IF NOT EXISTS FOR (n:Entity) ON (n.tenant, n.user_id);
-CREATE INDEX audit_tenant IF NOT EXISTS FOR (n:AuditRecord) ON (n.tenant);
+// Full-text indexes carry `scope` (a per-user token) so a search is filtered inside Lucene to
+// one tenant's user; neomodel's FulltextIndex covers one property, these span several.
+// Full-text over content + scope with the cjk analyzer (several properties: not neomodel's).
 CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (n:Fact) ON EACH [n.content, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+// Full-text over content + topic + scope, cjk (several properties: not neomodel's).
 CREATE FULLTEXT INDEX summary_text IF NOT EXISTS FOR (n:Summary) ON EACH [n.content, n.topic, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 // A Message is found by its author's name too (metadata speaker / name / display name);
 // message_text (content only) is replaced by message_search.
 DROP INDEX message_text IF EXISTS;
+// Full-text over content + author + scope, cjk (several properties: not neomodel's).
 CREATE FULLTEXT INDEX message_search IF NOT EXISTS FOR (n:Message) ON EACH [n.content, n.author, n.scope] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 // Recall takes exact cosine over one user's nodes (found by the scope indexes); vector
-// indexes were never queried and cost every write, so deployments made before drop them.
+// indexes were never queried and cost every write, so deployments made before drop them
+// (and the models declare no VectorIndex).
 DROP INDEX fact_embedding IF EXISTS;
 DROP INDEX summary_embedding IF EXISTS;
 DROP INDEX topic_embedding IF EXISTS;

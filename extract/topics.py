@@ -7,23 +7,24 @@ gets back one ``TopicChoice`` per fact id.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-import jieba.posseg as pseg
 import networkx as nx
 
-from extract import rx
 from extract.packs import current as current_pack
-from extract.taxonomy import (
-    CUE,
-    STRONG,
-    Taxonomy,
-    match_scores,
-    normalize_name,
+from extract.taxonomy import CUE, STRONG, Taxonomy, match_scores, normalize_name
+from extract.topic_names import (
+    _GENERIC_LABELS,
+    _VALUE_TYPES,
+    FALLBACK_TOPIC,
+    _family,
+    derive_topic_name,
+    key_phrase,
+    slot_family,
+    topic_embedding_text,
 )
 from extract.types import Embedder, FactRecord, TopicRecord
 
@@ -31,54 +32,7 @@ Method = Literal["taxonomy", "embedding", "context", "new"]
 
 DEFAULT_THRESHOLD = 0.8  # cosine, fact embedding vs Topic embedding
 DEFAULT_CONTEXT_WINDOW = timedelta(minutes=30)
-FALLBACK_TOPIC = "general"
 LINK_THRESHOLD = 0.9  # cosine between two facts of one batch that puts them in one group
-
-# Labels that say how a fact was made, not what it is about.
-# fmt: off
-_GENERIC_LABELS = frozenset(
-    {
-        "preference", "constraint", "plan", "identity", "behavior_pattern", "behavior",
-        "behaviour", "timeline", "fact", "explicit", "implicit", "message", "search",
-        "filter", "view", "click", "favorite", "dwell", "skip", "purchase", "tool_call",
-        "chat", "user", "general", "misc", "other", "likes", "avoids", "neutral", "correction",
-        "event", "item", "items", "thing", "things", "way", "time", "lot", "bit", "kind",
-    }
-)
-# fmt: on
-# Entity types that name a value rather than a subject.
-_VALUE_TYPES = frozenset(
-    {"MONEY", "SIZE", "DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT", "QUANTITY", "PERSON"}
-)
-# fmt: off
-_EN_STOP = frozenset((
-    "a", "an", "the", "this", "that", "these", "those", "user", "user's", "users", "i", "me",
-    "my", "we", "our", "you", "your", "he", "she", "it", "they", "them", "his", "her", "its",
-    "their", "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had",
-    "do", "does", "did", "will", "would", "can", "could", "should", "may", "might", "must",
-    "not", "no", "to", "of", "in", "on", "at", "for", "with", "from", "by", "about", "as",
-    "into", "over", "under", "than", "and", "or", "but", "so", "very", "really", "just",
-    "also", "often", "usually", "always", "currently", "recently", "now", "today", "yesterday",
-    "tomorrow", "go", "goes", "went", "going", "gone", "get", "got", "like", "likes", "liked",
-    "want", "wants", "wanted", "prefer", "prefers", "preferred", "plan", "plans", "planned",
-    "planning", "think", "thinks", "thought", "feel", "feels", "felt", "love", "loves",
-    "loved", "enjoy", "enjoys", "enjoyed", "need", "needs", "looking", "look", "looks",
-    "interested", "more", "most", "less", "some", "any", "all", "much", "many", "one", "two",
-))
-# fmt: on
-_ZH_SUBJECT = rx.compile(r"^(?:该用户|用户|我们|我|他们|她们|他|她)")
-_ZH_LEAD = rx.compile(
-    r"^(?:的)?(?:近期|最近|目前|现在|当前|正在|经常|常常|常|通常|一般|主要|更|很|非常|比较|不太|不)*"
-    r"(?:在|有|是|想要|想|要|打算|计划|准备|喜欢|偏好|倾向|关注|参加|去|买|购买|寻找|找|看|做|养|用)?"
-    r"(?:了|过)?(?:一只|一个|一双|一件|一家|一条|一种|一次)?"
-)
-_ZH_CUT = rx.compile(r"[，。；;,.!！?？、（）()\s]")
-_LATIN_WORD = rx.compile(r"[A-Za-z][A-Za-z'\-]*")
-# jieba parts of speech that name a thing (not a person, place, number or measure word)
-_ZH_NOUN_TAGS = frozenset({"n", "nz", "nt", "nl", "ng", "vn", "eng"})
-_ZH_GENERIC = frozenset(
-    {"用户", "事情", "东西", "时候", "问题", "一下", "情况", "方面", "筛选", "推荐"}
-)
 
 
 @dataclass(frozen=True)
@@ -379,37 +333,6 @@ def _centroid(vecs: Sequence[Sequence[float]]) -> list[float]:
     return [sum(col) / len(vecs) for col in zip(*vecs, strict=True)]
 
 
-def topic_embedding_text(
-    name: str, aliases: Sequence[str] = (), taxonomy: Taxonomy | None = None
-) -> str:
-    """Text to embed for a Topic: its name, then its aliases (taxonomy ones included)."""
-    entry = (taxonomy if taxonomy is not None else current_pack().taxonomy).get(name)
-    terms: dict[str, None] = {}
-    for term in (*(entry.aliases if entry else ()), *aliases):
-        norm = normalize_name(term)
-        if norm and norm != normalize_name(name):
-            terms[norm] = None
-    listed = list(terms)[:24]
-    return f"{normalize_name(name)}: {', '.join(listed)}" if listed else normalize_name(name)
-
-
-def derive_topic_name(fact: FactRecord, *, noun: bool = True) -> str:
-    """A short lower-case name for a new Topic: label, entity, slot family or main noun."""
-    for label in fact.labels:
-        name = normalize_name(label.replace("_", " "))
-        if name and label.lower() not in _GENERIC_LABELS and len(name) <= 40:
-            return name
-    for ent in fact.entities:
-        if ent.type.upper() not in _VALUE_TYPES and ent.name.strip():
-            return normalize_name(ent.normalized or ent.name)
-    if fact.slot:
-        return normalize_name(_family(fact.slot).replace("_", " "))
-    if not noun:
-        return FALLBACK_TOPIC
-    main = _zh_noun(fact.content) if fact.lang == "zh" else _en_noun(fact.content)
-    return main or FALLBACK_TOPIC
-
-
 def _haystack(fact: FactRecord) -> str:
     # kind labels ("identity", "preference") say how a fact was made, not its domain
     labels = [label for label in fact.labels if label.lower() not in _GENERIC_LABELS]
@@ -499,105 +422,24 @@ def _closeness(a: FactRecord, b: FactRecord, window: timedelta) -> float:
     return weight
 
 
-def _family(slot: str) -> str:
-    return slot.split(":", 1)[0].strip().lower()
-
-
-slot_family = _family  # public: the pipeline finds the filed facts of a slot family by it
-
-
 def _gap(a: FactRecord, b: FactRecord) -> timedelta:
     later = max(a.time_start, b.time_start)
     earlier_end = min(a.time_end, b.time_end)
     return max(later - earlier_end, timedelta(0))
 
 
-def _en_noun(content: str) -> str:
-    """Last two words of the first run of content words ("collects vintage fountain pens"
-    → "fountain pens"); names and trailing -ed/-ly words are skipped."""
-    runs: list[list[str]] = [[]]
-    for word in _LATIN_WORD.findall(content):
-        low = word.lower().strip("'")
-        if low in _EN_STOP or len(low) < 2 or (word[0].isupper() and not word.isupper()):
-            runs.append([])
-        else:
-            runs[-1].append(low)
-    for run in runs:
-        while run and run[-1].endswith(("ed", "ly")):
-            run.pop()
-        if run:
-            return normalize_name(" ".join(run[-2:]))
-    return ""
-
-
-def _zh_noun(content: str) -> str:
-    text = _ZH_SUBJECT.sub("", content.strip())
-    text = _ZH_LEAD.sub("", text, count=1)
-    head = _ZH_CUT.split(text, maxsplit=1)[0]
-    if not head:
-        return _en_noun(content)
-    return normalize_name(head[:6])
-
-
-def key_phrase(group: Sequence[FactRecord], nlp: Any = None) -> str:
-    """The group's key noun phrase: the head noun found in most of its facts (the earliest
-    on a tie), worded as its most common short noun chunk. English through spaCy's noun
-    chunks (``nlp``; without it, the content-word runs of ``_en_noun``), Chinese through
-    jieba's nouns. Never a clause, a function word or a verb."""
-    heads: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    wordings: dict[str, Counter[str]] = {}
-    for i, f in enumerate(group):
-        for head, text in set(_noun_phrases(f, nlp)):
-            heads[head] += 1
-            first.setdefault(head, i)
-            wordings.setdefault(head, Counter())[text] += 1
-    if not heads:
-        return ""
-    head = min(heads, key=lambda h: (-heads[h], first[h], h))
-    text = min(wordings[head], key=lambda t: (-wordings[head][t], len(t), t))
-    return normalize_name(text)[:40]
-
-
-def _noun_phrases(fact: FactRecord, nlp: Any) -> list[tuple[str, str]]:
-    """(head, wording) for every noun phrase of the fact's content."""
-    if fact.lang == "zh":
-        out: list[tuple[str, str]] = []
-        latin: list[str] = []  # adjacent Latin words make one phrase ("smart home")
-        for word, flag in [*pseg.lcut(fact.content), ("。", "x")]:
-            word = word.strip()
-            if flag == "eng" and word.lower() not in _EN_STOP:
-                latin.append(word)
-                continue
-            if not word and flag == "x":
-                continue
-            if latin:
-                phrase = " ".join(latin[-2:])
-                if latin[-1].lower() not in _GENERIC_LABELS:
-                    out.append((latin[-1].lower(), phrase))
-                latin = []
-            if flag in _ZH_NOUN_TAGS and len(word) >= 2 and word not in _ZH_GENERIC:
-                out.append((word, word))
-        return out
-    if nlp is None:  # no parser: the fact's label, entity, slot or main noun
-        name = derive_topic_name(fact)
-        return [(name, name)] if name != FALLBACK_TOPIC else []
-    out = []
-    for chunk in nlp(fact.content).noun_chunks:
-        root = chunk.root
-        head = root.lemma_.lower()
-        if root.pos_ not in ("NOUN", "PROPN") or head in _EN_STOP or head in _GENERIC_LABELS:
-            continue
-        if root.ent_type_ in _VALUE_TYPES or len(head) < 2 or not head.isalpha():
-            continue
-        words = [
-            t.text.lower()
-            for t in chunk
-            if t.i <= root.i
-            and t.pos_ in ("NOUN", "PROPN", "ADJ")
-            and t.text.lower() not in _EN_STOP
-            and not t.like_num
-        ]
-        words = words[-2:] if words and words[-1] == root.text.lower() else [root.text.lower()]
-        out.append((head, " ".join(words)))
-    return out
+# the names of Topics live in extract/topic_names.py; importers keep this path
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "DEFAULT_THRESHOLD",
+    "FALLBACK_TOPIC",
+    "LINK_THRESHOLD",
+    "Method",
+    "TopicChoice",
+    "assign_topics",
+    "derive_topic_name",
+    "group_facts",
+    "key_phrase",
+    "slot_family",
+    "topic_embedding_text",
+]

@@ -18,6 +18,7 @@ from graph.ingest import message_uid, scope_token, user_uid
 from graph.memory import NewSummary, summary_row
 from graph.nodes import LABELS
 from graph.queries import query
+from graph.records import AffectedSummary, TopicUsage
 
 
 class ConflictError(GumemError):
@@ -128,7 +129,7 @@ class DeletionPlan:
     user_id: str
     removed_facts: list[str]
     kept_facts: list[str]
-    summaries: list[dict[str, Any]]  # every version supported by a removed fact
+    summaries: list[AffectedSummary]  # every version supported by a removed fact
     restored_facts: list[str]
     orphan_entities: list[str]
     revisions: dict[str, Revision] = field(default_factory=dict)  # by kept fact id
@@ -140,7 +141,7 @@ class DeletionPlan:
         return (
             sorted(self.removed_facts),
             sorted(self.kept_facts),
-            sorted(s["summary_id"] for s in self.summaries),
+            sorted(s.summary_id for s in self.summaries),
             sorted(self.restored_facts),
             sorted(self.orphan_entities),
             sorted(self.revisions.items()),
@@ -168,7 +169,9 @@ async def _plan(tx: AsyncManagedTransaction, tenant: str, message_id: str) -> De
         user_id=r["user_id"],
         removed_facts=r["removed_facts"],
         kept_facts=r["kept_facts"],
-        summaries=r["summaries"],
+        summaries=[
+            AffectedSummary(s["summary_id"], s["validity"], s["topic"]) for s in r["summaries"]
+        ],
         restored_facts=r["restored"],
         orphan_entities=r["orphan_entities"],
         revisions={k["fact_id"]: revise(k) for k in r["kept_rows"]},
@@ -189,8 +192,8 @@ async def topic_usage(
     topics: list[str],
     removed: list[str],
     purged: list[str],
-) -> list[dict[str, Any]]:
-    return await db.rows(
+) -> list[TopicUsage]:
+    rows = await db.rows(
         query("topic_usage"),
         tenant=tenant,
         user_id=user_id,
@@ -198,6 +201,7 @@ async def topic_usage(
         removed=removed,
         purged=purged,
     )
+    return [TopicUsage(r["topic_id"], r["name"], r["facts"], r["summaries"]) for r in rows]
 
 
 async def delete_message(
@@ -223,7 +227,7 @@ async def delete_message(
             uid=message_uid(tenant, plan.message_id),
             kept=plan.kept_facts,
             removed=plan.removed_facts,
-            purged=[s["summary_id"] for s in plan.summaries],
+            purged=[s.summary_id for s in plan.summaries],
             restored=plan.restored_facts,
             entities=plan.orphan_entities,
             revised=[r.row() for r in plan.revisions.values()],
@@ -259,7 +263,7 @@ async def delete_message(
             tenant,
             "delete_message",
             plan.message_id,
-            plan.removed_facts + [s["summary_id"] for s in plan.summaries],
+            plan.removed_facts + [s.summary_id for s in plan.summaries],
             counts,
             now,
         )

@@ -9,6 +9,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.db import Database, native, tx_rows
 from graph.queries import query
+from graph.records import DecayState, StatusChange
 
 
 async def _set(db: Database, name: str, **params: Any) -> bool:
@@ -26,11 +27,23 @@ async def boost_summary(db: Database, tenant: str, summary_id: str, boost: float
     return await _set(db, "boost_summary", tenant=tenant, id=summary_id, boost=boost)
 
 
-async def maintenance_candidates(db: Database, tenant: str) -> list[dict[str, Any]]:
-    return [native(r) for r in await db.rows(query("maintenance_candidates"), tenant=tenant)]
+async def maintenance_candidates(db: Database, tenant: str) -> list[DecayState]:
+    rows = await db.rows(query("maintenance_candidates"), tenant=tenant)
+    return [
+        DecayState(
+            summary_id=r["summary_id"],
+            decay_factor=float(r["decay_factor"]),
+            event_end=native(r["event_end"]),
+            retrieval_boost=float(r["retrieval_boost"]),
+            memory_status=r["memory_status"],
+        )
+        for r in rows
+    ]
 
 
-async def apply_maintenance(db: Database, tenant: str, rows: list[dict[str, Any]]) -> None:
+async def apply_maintenance(db: Database, tenant: str, changes: list[StatusChange]) -> None:
+    rows = [{"summary_id": c.summary_id, "status": c.status, "weight": c.weight} for c in changes]
+
     async def work(tx: AsyncManagedTransaction) -> None:
         await tx_rows(
             tx, query("maintenance_apply"), tenant=tenant, rows=rows, now=datetime.now(UTC)

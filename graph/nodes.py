@@ -1,8 +1,13 @@
-"""The graph's node and relationship types (neomodel), one class per label.
+"""The graph's node and relationship types (neomodel), one class per label: the schema.
 
-Writes go through the batched Cypher in cypher/ (graph/ingest.py and friends); these
-models document every property the seed names and serve simple typed reads. The schema
-itself (constraints, full-text and vector indexes) lives in cypher/schema.cypher.
+The classes declare each label's properties, its uniqueness constraints
+(``unique_index=True``) and its single-property indexes (``index=True``); graph/schema.py
+installs them through neomodel at start-up. What neomodel cannot declare stays in
+cypher/schema.cypher: composite indexes, and the full-text indexes, which each span several
+properties (the per-user ``scope`` token among them) with the ``cjk`` analyzer, while
+neomodel's ``FulltextIndex`` covers one property. No vector index is declared: recall takes
+exact cosine over one user's nodes, found by the scope indexes (``VectorIndex`` unused).
+Writes go through the batched Cypher in cypher/ (graph/ingest.py and friends).
 """
 
 from __future__ import annotations
@@ -29,43 +34,57 @@ class Scoped(AsyncStructuredNode):
 
 
 class User(Scoped):
-    uid = StringProperty(required=True)  # tenant|user_id
+    uid = StringProperty(required=True, unique_index=True)  # tenant|user_id
     created_at = DateTimeNeo4jFormatProperty()
+    unconsolidated_at = DateTimeNeo4jFormatProperty(index=True)  # consolidation is due
+    generation = IntegerProperty()  # bumped by a user's erasure (the fence)
+    lease_owner = StringProperty()  # the worker processing the user
+    lease_token = IntegerProperty()
+    lease_expires = DateTimeNeo4jFormatProperty()
 
 
 class Session(Scoped):
-    uid = StringProperty(required=True)  # tenant|user_id|session_id
+    uid = StringProperty(required=True, unique_index=True)  # tenant|user_id|session_id
     session_id = StringProperty(required=True)
     user = AsyncRelationshipTo(User, "OF_USER")
 
 
 class Message(Scoped):
-    uid = StringProperty(required=True)  # tenant|message_id
+    uid = StringProperty(required=True, unique_index=True)  # tenant|message_id
     message_id = StringProperty(required=True)
     session_id = StringProperty(required=True)
     role = StringProperty(required=True)  # user/assistant/system/tool/event
     content = StringProperty(required=True)
-    timestamp = DateTimeNeo4jFormatProperty(required=True)
+    author = StringProperty()  # the speaker's name from metadata, searched with the content
+    scope = StringProperty()  # per-user token of the full-text indexes
+    timestamp = DateTimeNeo4jFormatProperty(required=True, index=True)
     event_type = StringProperty(default="message")
     page = StringProperty()
     metadata_json = StringProperty(default="{}")
     ingested_at = DateTimeNeo4jFormatProperty()
     lang = StringProperty()
-    status = StringProperty(default="pending")  # pending → processed | failed
+    status = StringProperty(default="pending", index=True)  # pending → processed | failed
     fail_reason = StringProperty()
+    attempts = IntegerProperty()
+    last_attempt_at = DateTimeNeo4jFormatProperty()
+    next_attempt_at = DateTimeNeo4jFormatProperty()
+    processed_at = DateTimeNeo4jFormatProperty()
+    processed_count = IntegerProperty()
+    processed_by = StringProperty()
+    embedding = ArrayProperty(FloatProperty())
     session = AsyncRelationshipTo(Session, "IN_SESSION")
     facts = AsyncRelationshipFrom("Fact", "SOURCE")
 
 
 class Entity(Scoped):
-    entity_id = StringProperty(required=True)
+    entity_id = StringProperty(required=True, unique_index=True)
     name = StringProperty(required=True)
     normalized = StringProperty(required=True)
     type = StringProperty(required=True)
 
 
 class Fact(Scoped):
-    fact_id = StringProperty(required=True)
+    fact_id = StringProperty(required=True, unique_index=True)
     key = StringProperty(required=True)
     content = StringProperty(required=True)
     kind = StringProperty(required=True)
@@ -85,9 +104,14 @@ class Fact(Scoped):
     session_ids = ArrayProperty(StringProperty(), default=list)
     time_start = DateTimeNeo4jFormatProperty()
     time_end = DateTimeNeo4jFormatProperty()
+    valid_from = DateTimeNeo4jFormatProperty()
+    valid_to = DateTimeNeo4jFormatProperty()
+    superseded_at = DateTimeNeo4jFormatProperty()
     created_at = DateTimeNeo4jFormatProperty()
     lang = StringProperty()
     topic = StringProperty()
+    scope = StringProperty()  # per-user token of the full-text indexes
+    dirty = BooleanProperty()  # touched since the last consolidation
     embedding = ArrayProperty(FloatProperty())
     sources = AsyncRelationshipTo(Message, "SOURCE")
     mentions = AsyncRelationshipTo(Entity, "MENTIONS")
@@ -96,7 +120,7 @@ class Fact(Scoped):
 
 
 class Topic(Scoped):
-    topic_id = StringProperty(required=True)
+    topic_id = StringProperty(required=True, unique_index=True)
     name = StringProperty(required=True)
     aliases_text = StringProperty()
     embedding = ArrayProperty(FloatProperty())
@@ -105,7 +129,7 @@ class Topic(Scoped):
 
 
 class Summary(Scoped):
-    summary_id = StringProperty(required=True)
+    summary_id = StringProperty(required=True, unique_index=True)
     key = StringProperty(required=True)
     content = StringProperty(required=True)
     topic = StringProperty(required=True)
@@ -127,6 +151,8 @@ class Summary(Scoped):
     updated_at = DateTimeNeo4jFormatProperty()
     version = IntegerProperty(default=1)
     lang = StringProperty()
+    scope = StringProperty()  # per-user token of the full-text indexes
+    weight = FloatProperty()
     in_topic = AsyncRelationshipTo(Topic, "IN_TOPIC")
     mentions = AsyncRelationshipTo(Entity, "MENTIONS")
     supersedes = AsyncRelationshipTo("Summary", "SUPERSEDES")
@@ -136,8 +162,8 @@ class Summary(Scoped):
 class AuditRecord(AsyncStructuredNode):
     """A deletion's trace: who (tenant), what ids and counts, when. Never content."""
 
-    audit_id = StringProperty(required=True)
-    tenant = StringProperty(required=True)
+    audit_id = StringProperty(required=True, unique_index=True)
+    tenant = StringProperty(required=True, index=True)
     action = StringProperty(required=True)
     target = StringProperty(required=True)
     counts_json = StringProperty(default="{}")
@@ -146,3 +172,16 @@ class AuditRecord(AsyncStructuredNode):
 
 
 LABELS = ("Message", "Fact", "Summary", "Topic", "Entity", "Session", "User")
+"""The labels of a user's data (an erasure counts and deletes these)."""
+
+NODE_CLASSES: tuple[type[AsyncStructuredNode], ...] = (
+    User,
+    Session,
+    Message,
+    Entity,
+    Fact,
+    Topic,
+    Summary,
+    AuditRecord,
+)
+"""Every label the graph uses, in the order the schema is installed."""

@@ -1,40 +1,46 @@
-"""Reads by id and by owner, every one scoped by tenant (the DataLoaders' batch functions)."""
+"""Reads by id and by owner, every one scoped by tenant (the DataLoaders' batch functions).
+
+Each returns the typed records of graph/records.py."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from graph.db import Database, instants, native
 from graph.ingest import message_uid
 from graph.queries import query
+from graph.records import (
+    FactVersions,
+    StoredFact,
+    StoredMessage,
+    StoredSummary,
+    StoredTopic,
+    stored_fact,
+    stored_message,
+    stored_summary,
+    stored_topic,
+)
 
 
-async def message(db: Database, tenant: str, message_id: str) -> dict[str, Any] | None:
-    found = await messages(db, tenant, [message_id])
-    return found.get(message_id)
-
-
-async def messages(db: Database, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+async def messages_by_ids(db: Database, tenant: str, ids: list[str]) -> dict[str, StoredMessage]:
     rows = await db.rows(
         query("messages_by_ids"), tenant=tenant, uids=[message_uid(tenant, i) for i in ids]
     )
-    return {r["message"]["message_id"]: native(r["message"]) for r in rows}
+    found = (stored_message(native(r["message"])) for r in rows)
+    return {m.message_id: m for m in found}
 
 
-async def facts(db: Database, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+async def facts_by_ids(db: Database, tenant: str, ids: list[str]) -> dict[str, StoredFact]:
+    """Facts with their source Messages."""
     rows = await db.rows(query("facts_by_ids"), tenant=tenant, ids=ids)
-    out = {}
-    for r in rows:
-        fact = instants(r["fact"])
-        fact["sources"] = instants(r["sources"])
-        out[fact["fact_id"]] = fact
-    return out
+    found = (stored_fact(instants(r["fact"]), instants(r["sources"])) for r in rows)
+    return {f.fact_id: f for f in found}
 
 
-async def summaries(db: Database, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+async def summaries_by_ids(db: Database, tenant: str, ids: list[str]) -> dict[str, StoredSummary]:
     rows = await db.rows(query("summaries_by_ids"), tenant=tenant, ids=ids)
-    return {r["summary"]["summary_id"]: native(r["summary"]) for r in rows}
+    found = (stored_summary(native(r["summary"])) for r in rows)
+    return {s.summary_id: s for s in found}
 
 
 async def facts_of_messages(db: Database, tenant: str, ids: list[str]) -> dict[str, list[str]]:
@@ -56,9 +62,12 @@ async def summaries_of_topics(
     return {r["topic_id"]: r["summary_ids"] for r in rows}
 
 
-async def fact_versions(db: Database, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+async def fact_versions(db: Database, tenant: str, ids: list[str]) -> dict[str, FactVersions]:
     rows = await db.rows(query("supersedes_of_facts"), tenant=tenant, ids=ids)
-    return {r["fact_id"]: r for r in rows}
+    return {
+        r["fact_id"]: FactVersions(r["fact_id"], tuple(r["supersedes"]), tuple(r["superseded_by"]))
+        for r in rows
+    }
 
 
 async def messages_of_user(
@@ -68,7 +77,7 @@ async def messages_of_user(
     session_id: str | None,
     limit: int,
     offset: int,
-) -> list[dict[str, Any]]:
+) -> list[StoredMessage]:
     """A user's Messages (or one session's), oldest first."""
     name = "messages_of_session" if session_id is not None else "messages_of_user"
     rows = await db.rows(
@@ -79,16 +88,16 @@ async def messages_of_user(
         limit=limit,
         offset=offset,
     )
-    return [native(r["message"]) for r in rows]
+    return [stored_message(native(r["message"])) for r in rows]
 
 
 async def topics_of_user(
     db: Database, tenant: str, user_id: str, limit: int, offset: int
-) -> list[dict[str, Any]]:
+) -> list[StoredTopic]:
     rows = await db.rows(
         query("topics_of_user"), tenant=tenant, user_id=user_id, limit=limit, offset=offset
     )
-    return [r["topic"] for r in rows]
+    return [stored_topic(r["topic"]) for r in rows]
 
 
 async def facts_of_user(

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from neo4j.graph import Node, Path
 
-from core.records import Provenance
+from core.records import Provenance, ProvenanceEdge, ProvenanceNode
 from graph.db import Database, native
 from graph.ingest import message_uid
 from graph.queries import query
@@ -47,14 +45,14 @@ BROWSER = {
 }
 
 
-def _node(n: Node) -> dict[str, Any]:
+def _node(n: Node) -> ProvenanceNode:
     label = next((lb for lb in n.labels if lb in _KEYS), "Node")
     props = dict(n)
-    return {
-        "id": str(props.get(_KEYS.get(label, ""), n.element_id)),
-        "label": label,
-        **native({k: props[k] for k in _SHOWN if k in props}),
-    }
+    return ProvenanceNode(
+        id=str(props.get(_KEYS.get(label, ""), n.element_id)),
+        label=label,
+        properties={k: native(props[k]) for k in _SHOWN if k in props},
+    )
 
 
 def kind_of(node_id: str) -> str:
@@ -79,29 +77,24 @@ async def trace(db: Database, tenant: str, node_id: str, max_paths: int) -> Prov
     )
     if not rows:
         return None
-    nodes: dict[str, dict[str, Any]] = {}
-    edges: dict[tuple[str, str, str], dict[str, str]] = {}
+    nodes: dict[str, ProvenanceNode] = {}
+    edges: dict[tuple[str, str, str], ProvenanceEdge] = {}
     root = rows[0]["root"]
     nodes[root.element_id] = _node(root)
     parts: list[list[Path]] = rows[0]["parts"]
     truncated = any(len(part) > max_paths for part in parts)
     for p in (p for part in parts for p in part[:max_paths]):
         for n in p.nodes:
-            d = _node(n)
-            nodes[n.element_id] = d
+            nodes[n.element_id] = _node(n)
         for r in p.relationships:
             assert r.start_node is not None and r.end_node is not None
             a, b = nodes[r.start_node.element_id], nodes[r.end_node.element_id]
-            edges[(a["id"], r.type, b["id"])] = {
-                "source": a["id"],
-                "type": r.type,
-                "target": b["id"],
-            }
+            edges[(a.id, r.type, b.id)] = ProvenanceEdge(a.id, r.type, b.id)
     return Provenance(
         node_id,
         kind,
-        sorted(nodes.values(), key=lambda d: (d["label"], d["id"])),
-        sorted(edges.values(), key=lambda e: (e["type"], e["source"], e["target"])),
+        sorted(nodes.values(), key=lambda d: (d.label, d.id)),
+        sorted(edges.values(), key=lambda e: (e.type, e.source, e.target)),
         f':param id => "{node_id}"\n{BROWSER[kind]}',
         {"id": node_id},
         truncated,

@@ -39,9 +39,9 @@ async def impact(memory: Memory, tenant: str, message_id: str) -> Impact:
     if memory.pipeline is None:
         raise InputError("id", "deletion needs the processing pipeline")
     plan = await gd.plan_deletion(memory.db, tenant, message_id)
-    active = [s for s in plan.summaries if s["validity"] == "active"]
-    topics = sorted({s["topic"] for s in active})
-    purged = [s["summary_id"] for s in plan.summaries]
+    active = [s for s in plan.summaries if s.validity == "active"]
+    topics = sorted({s.topic for s in active})
+    purged = [s.summary_id for s in plan.summaries]
     rebuilt = await memory.pipeline.rebuild(
         tenant,
         plan.user_id,
@@ -55,22 +55,20 @@ async def impact(memory: Memory, tenant: str, message_id: str) -> Impact:
         memory.db,
         tenant,
         plan.user_id,
-        sorted({s["topic"] for s in plan.summaries}),
+        sorted({s.topic for s in plan.summaries}),
         plan.removed_facts,
         purged,
     )
     new_topics = {s.draft.topic for s in rebuilt}
-    orphans = [
-        u for u in usage if u["facts"] == 0 and u["summaries"] == 0 and u["name"] not in new_topics
-    ]
+    orphans = [u for u in usage if u.facts == 0 and u.summaries == 0 and u.name not in new_topics]
     return Impact(
         plan=plan,
         rebuilt=rebuilt,
-        orphan_topic_ids=[u["topic_id"] for u in orphans],
-        orphan_topics=[u["name"] for u in orphans],
-        retired_summaries=[s["summary_id"] for s in active if s["topic"] not in new_topics],
-        rebuilt_summaries=[s["summary_id"] for s in active if s["topic"] in new_topics],
-        purged_versions=[s["summary_id"] for s in plan.summaries if s["validity"] != "active"],
+        orphan_topic_ids=[u.topic_id for u in orphans],
+        orphan_topics=[u.name for u in orphans],
+        retired_summaries=[s.summary_id for s in active if s.topic not in new_topics],
+        rebuilt_summaries=[s.summary_id for s in active if s.topic in new_topics],
+        purged_versions=[s.summary_id for s in plan.summaries if s.validity != "active"],
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import traceback
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime
 from functools import wraps
@@ -33,16 +33,16 @@ from core.errors import AuthError, GumemError, InputError, NotFoundError
 from core.inputs import BatchError, parse_ident
 from core.settings import Settings
 from gumem import erasure
+from gumem.mcp_views import fact_json, message_json, summary_json, topic_json, trace_json
 from gumem.recall import Item
 from gumem.runtime import Runtime
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
+V = TypeVar("V")
 MCP_PATH = "/mcp"
 MAX_PAGE = 200  # as GraphQL's list fields
-# stored properties a client never needs (vectors, internal keys) are left out of resources
-HIDDEN = frozenset({"embedding", "tenant", "uid", "fence", "search_text"})
 
 INSTRUCTIONS = """GUMem is this user's long-term memory: what they said and did earlier,
 distilled into Facts (one statement each, with the Messages that support it) and Summaries
@@ -293,16 +293,7 @@ def build_server(
         t = await runtime.memory.trace(tenant(ctx), id)
         if t is None:
             raise NotFoundError(f"nothing to trace for id {id!r}")
-        out: dict[str, Any] = _plain(
-            {
-                "rootId": t.root_id,
-                "rootKind": t.root_kind,
-                "nodes": t.nodes,
-                "edges": t.edges,
-                "cypher": t.cypher,
-                "truncated": t.truncated,
-            }
-        )
+        out: dict[str, Any] = _plain(trace_json(t))
         return out
 
     @server.tool(annotations=ToolAnnotations(title="List topics", read_only_hint=True))
@@ -316,18 +307,8 @@ def build_server(
         """The topics GUMem has filed this user's memory under (e.g. what they shop for,
         their health, their travel), each with how many Summaries and Facts it holds. Use it
         for an overview of what is known about the user; use `recall` to answer a request."""
-        rows = await runtime.memory.topics(tenant(ctx), user_id, limit, offset)
-        return {
-            "topics": [
-                {
-                    "id": r["topic_id"],
-                    "name": r["name"],
-                    "summaryCount": r.get("summary_count") or 0,
-                    "factCount": r.get("fact_count") or 0,
-                }
-                for r in rows
-            ]
-        }
+        found = await runtime.memory.topics(tenant(ctx), user_id, limit, offset)
+        return {"topics": [topic_json(t) for t in found]}
 
     @server.tool(annotations=ToolAnnotations(title="Preview a deletion", read_only_hint=True))
     @_guarded
@@ -372,7 +353,8 @@ def build_server(
     async def _read(
         ctx: Context,
         kind: str,
-        fetch: Callable[[str, list[str]], Awaitable[dict[str, dict[str, Any]]]],
+        fetch: Callable[[str, list[str]], Awaitable[Mapping[str, V]]],
+        shown: Callable[[V], dict[str, object]],
         node_id: str,
     ) -> str:
         try:
@@ -387,11 +369,10 @@ def build_server(
                 "".join(traceback.format_tb(exc.__traceback__)),
             )
             raise ResourceError("INTERNAL: internal error") from None
-        row = found.get(nid)
-        if row is None:  # another tenant's id is not found either
+        record = found.get(nid)
+        if record is None:  # another tenant's id is not found either
             raise ResourceNotFoundError(f"NOT_FOUND: no {kind} {node_id!r}")
-        shown = {k: v for k, v in row.items() if k not in HIDDEN}
-        return json.dumps(shown, ensure_ascii=False, default=_iso)
+        return json.dumps(shown(record), ensure_ascii=False, default=_iso)
 
     @server.resource(
         "gumem://message/{id}",
@@ -400,7 +381,7 @@ def build_server(
         mime_type="application/json",
     )
     async def message_resource(id: str, ctx: Context) -> str:
-        return await _read(ctx, "message", runtime.memory.messages_by_ids, id)
+        return await _read(ctx, "message", runtime.memory.messages_by_ids, message_json, id)
 
     @server.resource(
         "gumem://fact/{id}",
@@ -409,7 +390,7 @@ def build_server(
         mime_type="application/json",
     )
     async def fact_resource(id: str, ctx: Context) -> str:
-        return await _read(ctx, "fact", runtime.memory.facts_by_ids, id)
+        return await _read(ctx, "fact", runtime.memory.facts_by_ids, fact_json, id)
 
     @server.resource(
         "gumem://summary/{id}",
@@ -418,7 +399,7 @@ def build_server(
         mime_type="application/json",
     )
     async def summary_resource(id: str, ctx: Context) -> str:
-        return await _read(ctx, "summary", runtime.memory.summaries_by_ids, id)
+        return await _read(ctx, "summary", runtime.memory.summaries_by_ids, summary_json, id)
 
     return server
 

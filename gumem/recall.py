@@ -17,7 +17,6 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
 
 from extract import rx
 from extract.decay import rank_factor
@@ -28,6 +27,7 @@ from graph.recall import (
     MessageCandidate,
     SummaryCandidate,
 )
+from graph.records import StoredFact
 from gumem.context import (
     Item,
     Recall,
@@ -258,7 +258,7 @@ def plan(c: Candidates, w: Window | None, limit: int, weights: Weights) -> Plan:
 def assemble(
     p: Plan,
     c: Candidates,
-    facts: dict[str, dict[str, Any]],
+    facts: dict[str, StoredFact],
     query: str,
     weights: Weights,
     corrected: dict[str, list[tuple[str, str]]] | None = None,
@@ -290,7 +290,7 @@ def assemble(
             mid.append(_summary_item(s, r, p.window, score_of))
         elif r.kind == "fact" and r.id in facts:
             f = facts[r.id]
-            sources = [m["message_id"] for m in f["sources"]]
+            sources = [m.message_id for m in f.sources]
             why = f"close to the query ({r.why()})"
             if r.id in backs:
                 why = f"supports summary {backs[r.id]}; {why}"
@@ -298,13 +298,13 @@ def assemble(
                 Item(
                     r.id,
                     "fact",
-                    f["content"],
+                    f.content,
                     round(r.score, 4),
                     why,
-                    topic=f.get("topic"),
-                    confidence=f["confidence"],
-                    timestamp=f["time_end"],
-                    period=(f["time_start"], f["time_end"]),
+                    topic=f.topic,
+                    confidence=f.confidence,
+                    timestamp=f.time_end,
+                    period=_period(f.time_start, f.time_end),
                     source_message_ids=sources,
                 )
             )
@@ -372,7 +372,7 @@ def _words(text: str) -> set[str]:
 
 
 def _says_more(
-    mid: str, messages: dict[str, MessageCandidate], facts: dict[str, dict[str, Any]]
+    mid: str, messages: dict[str, MessageCandidate], facts: dict[str, StoredFact]
 ) -> bool:
     """Whether a turn a shown Fact cites says more than what was extracted from it: the Facts
     that cite it keep at most half of its words, so its own words are shown too."""
@@ -381,9 +381,13 @@ def _says_more(
     said = _words(messages[mid].content)
     kept: set[str] = set()
     for f in facts.values():
-        if any(m["message_id"] == mid for m in f["sources"]):
-            kept |= _words(f["content"] or "")
+        if any(m.message_id == mid for m in f.sources):
+            kept |= _words(f.content)
     return bool(said) and len(said - kept) > SAYS_MORE * len(said)
+
+
+def _period(start: datetime | None, end: datetime | None) -> tuple[datetime, datetime] | None:
+    return (start, end) if start is not None and end is not None else None
 
 
 def _summary_item(

@@ -6,12 +6,10 @@ import asyncio
 import logging
 from typing import Any
 
-from neomodel import adb
-
 from core.errors import StorageUnavailable
 from core.settings import Settings
 from graph.db import Database, make_driver
-from graph.schema import apply_schema
+from graph.schema import apply_schema, bind_models
 from gumem.pipeline import Pipeline
 from gumem.service import Memory
 from gumem.worker import Supervisor
@@ -76,7 +74,7 @@ class Runtime:
                 "storage unavailable: cannot connect to Neo4j (is it running? in a checkout: "
                 "`python -m tools neo4j start`)"
             ) from exc
-        await adb.set_connection(driver=driver)
+        await bind_models(db)  # neomodel uses this driver, never one of its own
         pipeline = Pipeline(db, self.settings)
         pipeline.models.embedder  # noqa: B018 - loaded here, not by the first request
         if apply:

@@ -30,8 +30,10 @@ from graph import memory as gmem
 from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
+from graph.records import StatusChange
 from gumem.pipeline import Pipeline
 from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
+from gumem.records import FactVersions, StoredFact, StoredMessage, StoredSummary, StoredTopic
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -126,20 +128,21 @@ class Memory:
     async def server_version(self) -> str:
         return await schema.server_version(self.db)
 
-    async def message(self, tenant: str, message_id: str) -> dict[str, Any] | None:
-        return await reads.message(self.db, parse_tenant(tenant), message_id)
+    async def message(self, tenant: str, message_id: str) -> StoredMessage | None:
+        found = await reads.messages_by_ids(self.db, parse_tenant(tenant), [message_id])
+        return found.get(message_id)
 
     # Reads by id, batched (GraphQL DataLoaders, MCP resources). An id that is not the
     # tenant's, or not well formed, is simply not found.
 
-    async def messages_by_ids(self, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
-        return await reads.messages(self.db, parse_tenant(tenant), ids)
+    async def messages_by_ids(self, tenant: str, ids: list[str]) -> dict[str, StoredMessage]:
+        return await reads.messages_by_ids(self.db, parse_tenant(tenant), ids)
 
-    async def facts_by_ids(self, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
-        return await reads.facts(self.db, parse_tenant(tenant), ids)
+    async def facts_by_ids(self, tenant: str, ids: list[str]) -> dict[str, StoredFact]:
+        return await reads.facts_by_ids(self.db, parse_tenant(tenant), ids)
 
-    async def summaries_by_ids(self, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
-        return await reads.summaries(self.db, parse_tenant(tenant), ids)
+    async def summaries_by_ids(self, tenant: str, ids: list[str]) -> dict[str, StoredSummary]:
+        return await reads.summaries_by_ids(self.db, parse_tenant(tenant), ids)
 
     async def facts_of_messages(self, tenant: str, ids: list[str]) -> dict[str, list[str]]:
         return await reads.facts_of_messages(self.db, parse_tenant(tenant), ids)
@@ -147,7 +150,7 @@ class Memory:
     async def summaries_of_facts(self, tenant: str, ids: list[str]) -> dict[str, list[str]]:
         return await reads.summaries_of_facts(self.db, parse_tenant(tenant), ids)
 
-    async def fact_versions(self, tenant: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+    async def fact_versions(self, tenant: str, ids: list[str]) -> dict[str, FactVersions]:
         return await reads.fact_versions(self.db, parse_tenant(tenant), ids)
 
     async def summaries_of_topics(
@@ -166,7 +169,7 @@ class Memory:
 
     async def messages(
         self, tenant: str, user_id: str, session_id: str | None, limit: int, offset: int
-    ) -> list[dict[str, Any]]:
+    ) -> list[StoredMessage]:
         """A user's Messages (or one session's) oldest first: a chat history."""
         user_id = parse_ident(user_id, "userId")
         sid = parse_ident(session_id, "sessionId") if session_id is not None else None
@@ -228,7 +231,7 @@ class Memory:
         window = past_window(parse_time_cue(query, now), now)
         p = await self._cpu(lambda: plan(c, window, n, weights))
         ids = p.fact_ids()
-        facts = await reads.facts(self.db, tenant, ids) if ids else {}
+        facts = await reads.facts_by_ids(self.db, tenant, ids) if ids else {}
         shown = {m.message_id for m in [*c.messages, *c.message_hits, *c.recent]}
         corrected = await grecall.corrected_messages(self.db, tenant, sorted(shown), as_of)
         return await self._cpu(assemble, p, c, facts, query, weights, corrected, user_id)
@@ -264,9 +267,7 @@ class Memory:
         self._background.add(task)
         task.add_done_callback(self._finished)
 
-    async def topics(
-        self, tenant: str, user_id: str, limit: int, offset: int
-    ) -> list[dict[str, Any]]:
+    async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[StoredTopic]:
         user_id = parse_ident(user_id, "userId")
         return await reads.topics_of_user(self.db, parse_tenant(tenant), user_id, limit, offset)
 
@@ -306,20 +307,20 @@ class Memory:
     async def run_maintenance(self, tenant: str, now: datetime | None = None) -> dict[str, int]:
         """Decay: recompute each active Summary's weight and move its memory_status."""
         now = parse_now(now)
-        rows = []
+        changes = []
         counts = {"examined": 0, "deprioritized": 0, "archived": 0}
         for s in await governance.maintenance_candidates(self.db, tenant):
             counts["examined"] += 1
-            weight = effective_weight(s["decay_factor"], s["event_end"], now, s["retrieval_boost"])
+            weight = effective_weight(s.decay_factor, s.event_end, now, s.retrieval_boost)
             status = next_status(
-                s["memory_status"],
+                s.memory_status,
                 weight,
                 self.settings.deprioritize_below,
                 self.settings.archive_below,
             )
-            if status != s["memory_status"]:
+            if status != s.memory_status:
                 counts[status] += 1
-            rows.append({"summary_id": s["summary_id"], "status": status, "weight": weight})
-        if rows:
-            await governance.apply_maintenance(self.db, tenant, rows)
+            changes.append(StatusChange(s.summary_id, status, weight))
+        if changes:
+            await governance.apply_maintenance(self.db, tenant, changes)
         return counts

@@ -8,7 +8,6 @@ import httpx
 import pytest
 
 from core.settings import Settings
-from graph.schema import apply_schema, declared_names
 from gumem.service import Memory
 from tests.integration.helpers import ADD, B, gql
 
@@ -29,23 +28,6 @@ def msg(i: int, **kw: Any) -> dict[str, Any]:
 async def test_server_is_neo4j_5_26(memory: Memory) -> None:
     version = await memory.server_version()
     assert version.startswith("5.26."), version
-
-
-async def test_schema_is_idempotent_and_complete(memory: Memory) -> None:
-    await apply_schema(memory.db)
-    await apply_schema(memory.db)
-    want = declared_names()
-    cons = {r["name"] for r in await memory.db.rows("SHOW CONSTRAINTS YIELD name")}
-    idx = await memory.db.rows("SHOW INDEXES YIELD name, type, state")
-    assert want["constraints"] <= cons
-    names = {r["name"] for r in idx}
-    assert want["indexes"] <= names
-    types = {r["name"]: r["type"] for r in idx}
-    # recall scans one user's nodes by exact cosine: no vector index is kept up to date
-    assert "VECTOR" not in types.values()
-    assert types["summary_text"] == "FULLTEXT"
-    assert "topic_text" not in names  # no query searched Topics by text: dropped
-    assert all(r["state"] == "ONLINE" for r in idx if r["name"] in want["indexes"])
 
 
 async def test_add_messages_and_read_back(client: httpx.AsyncClient) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from extract.timecues import Window
 from graph.recall import Candidates, FactCandidate, Hit, MessageCandidate, SummaryCandidate
+from graph.records import StoredFact, StoredMessage
 from gumem.recall import (
     RRF_K,
     Weights,
@@ -41,16 +43,45 @@ def summary(sid: str, sv: float, facts: list[str], days: int = 0, **kw: Any) -> 
     }
 
 
-def fact(fid: str, days: int = 0) -> dict[str, Any]:
+def fact(fid: str, days: int = 0) -> StoredFact:
+    """A stored Fact as graph/ reads it, cited by one turn m-<fid>."""
     t = T0 + timedelta(days=days)
-    return {
-        "content": f"fact {fid}",
-        "confidence": 0.9,
-        "time_start": t,
-        "time_end": t,
-        "topic": "running shoes",
-        "sources": [{"message_id": f"m-{fid}"}],
-    }
+    src = StoredMessage(
+        message_id=f"m-{fid}",
+        user_id="u1",
+        session_id="s1",
+        role="user",
+        content=f"message m-{fid}",
+        timestamp=t,
+        event_type="message",
+        page=None,
+        metadata={},
+        lang="en",
+        status="processed",
+    )
+    return StoredFact(
+        fact_id=fid,
+        user_id="u1",
+        content=f"fact {fid}",
+        kind="preference",
+        slot=None,
+        value=None,
+        polarity="positive",
+        explicit=True,
+        confidence=0.9,
+        validity="current",
+        status="active",
+        labels=(),
+        entity_names=(),
+        source_message_ids=(src.message_id,),
+        lang="en",
+        topic="running shoes",
+        anchors=(),
+        time_start=t,
+        time_end=t,
+        created_at=t,
+        sources=(src,),
+    )
 
 
 def as_msg(d: dict[str, Any], score: str = "mv") -> MessageCandidate:
@@ -334,8 +365,8 @@ def test_ranked_lines_are_dated_by_when_it_happened() -> None:
     )
     day = datetime(2026, 4, 30, tzinfo=UTC)
     facts = {
-        "a": fact("a") | {"time_start": day, "time_end": day + timedelta(days=1)},
-        "b": fact("b") | {"time_start": day, "time_end": day + timedelta(days=7)},
+        "a": replace(fact("a"), time_start=day, time_end=day + timedelta(days=1)),
+        "b": replace(fact("b"), time_start=day, time_end=day + timedelta(days=7)),
     }
     r = assemble(plan(c, None, 8, W), c, facts, "what happened?", W)
     lines = r.formatted.splitlines()

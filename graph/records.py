@@ -1,0 +1,240 @@
+"""What the reads of graph/ return: stored nodes as typed records, decoded once, here.
+
+Neo4j property names and JSON-encoded properties stop at this module: a record names its
+fields for what they are, JSON is parsed, times are `datetime`s and lists are tuples.
+The service hands these records on as they are (`gumem.records`); api/ and the MCP server
+map them to what they show."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from extract.types import EntityRef
+
+Row = Mapping[str, Any]  # one map as a query returns it (times already Python datetimes)
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """A Message or app event as stored."""
+
+    message_id: str
+    user_id: str
+    session_id: str
+    role: str
+    content: str
+    timestamp: datetime
+    event_type: str
+    page: str | None
+    metadata: dict[str, object]
+    lang: str | None
+    status: str  # pending / processed / failed
+    ingested_at: datetime | None = None  # not read with a Fact's sources
+
+
+@dataclass(frozen=True)
+class StoredFact:
+    """A Fact with its source Messages (oldest first)."""
+
+    fact_id: str
+    user_id: str
+    content: str
+    kind: str
+    slot: str | None
+    value: str | None
+    polarity: str
+    explicit: bool
+    confidence: float
+    validity: str
+    status: str
+    labels: tuple[str, ...]
+    entity_names: tuple[str, ...]
+    source_message_ids: tuple[str, ...]
+    lang: str | None
+    topic: str | None
+    anchors: tuple[str, ...]
+    time_start: datetime | None
+    time_end: datetime | None
+    created_at: datetime | None
+    sources: tuple[StoredMessage, ...]
+
+
+@dataclass(frozen=True)
+class StoredSummary:
+    """One version of a topic Summary, with its entities and neighbouring versions."""
+
+    summary_id: str
+    user_id: str
+    content: str
+    topic: str
+    kind: str | None
+    source_fact_ids: tuple[str, ...]
+    confidence: float
+    event_start: datetime | None
+    event_end: datetime | None
+    labels: tuple[str, ...]
+    decay_factor: float
+    validity: str
+    memory_status: str
+    retrieval_boost: float
+    evidence: dict[str, object]
+    anchors: tuple[str, ...]
+    created_at: datetime | None
+    updated_at: datetime | None
+    version: int
+    lang: str | None
+    entities: tuple[EntityRef, ...]
+    supersedes: tuple[str, ...]  # ids of the older version(s) it replaced
+    superseded_by: tuple[str, ...]  # ids of the newer version(s)
+
+
+@dataclass(frozen=True)
+class StoredTopic:
+    topic_id: str
+    name: str
+    summary_count: int
+    fact_count: int
+
+
+@dataclass(frozen=True)
+class FactVersions:
+    """The Facts on the same slot one Fact replaced, and those that replaced it."""
+
+    fact_id: str
+    supersedes: tuple[str, ...]
+    superseded_by: tuple[str, ...]
+
+
+def _strs(value: object) -> tuple[str, ...]:
+    return tuple(value) if isinstance(value, (list, tuple)) else ()
+
+
+def _json(text: object) -> dict[str, object]:
+    found = json.loads(text) if isinstance(text, str) and text else {}
+    return found if isinstance(found, dict) else {}
+
+
+def stored_message(m: Row) -> StoredMessage:
+    return StoredMessage(
+        message_id=m["message_id"],
+        user_id=m["user_id"],
+        session_id=m["session_id"],
+        role=m["role"],
+        content=m["content"],
+        timestamp=m["timestamp"],
+        event_type=m.get("event_type") or "message",
+        page=m.get("page"),
+        metadata=_json(m.get("metadata_json")),
+        lang=m.get("lang"),
+        status=m.get("status") or "pending",
+        ingested_at=m.get("ingested_at"),
+    )
+
+
+def stored_fact(f: Row, sources: list[Row]) -> StoredFact:
+    return StoredFact(
+        fact_id=f["fact_id"],
+        user_id=f["user_id"],
+        content=f["content"],
+        kind=f["kind"],
+        slot=f.get("slot"),
+        value=f.get("value"),
+        polarity=f.get("polarity") or "neutral",
+        explicit=bool(f.get("explicit")),
+        confidence=float(f.get("confidence") or 0.0),
+        validity=f["validity"],
+        status=f.get("status") or "pending",
+        labels=_strs(f.get("labels")),
+        entity_names=_strs(f.get("entities")),
+        source_message_ids=_strs(f.get("source_message_ids")),
+        lang=f.get("lang"),
+        topic=f.get("topic"),
+        anchors=_strs(f.get("anchors")),
+        time_start=f.get("time_start"),
+        time_end=f.get("time_end"),
+        created_at=f.get("created_at"),
+        sources=tuple(stored_message(m) for m in sources),
+    )
+
+
+def stored_summary(s: Row) -> StoredSummary:
+    return StoredSummary(
+        summary_id=s["summary_id"],
+        user_id=s["user_id"],
+        content=s["content"],
+        topic=s["topic"],
+        kind=s.get("kind"),
+        source_fact_ids=_strs(s.get("source_facts")),
+        confidence=float(s["confidence"]),
+        event_start=s.get("event_start"),
+        event_end=s.get("event_end"),
+        labels=_strs(s.get("labels")),
+        decay_factor=float(s["decay_factor"]),
+        validity=s["validity"],
+        memory_status=s["memory_status"],
+        retrieval_boost=float(s["retrieval_boost"]),
+        evidence=_json(s.get("evidence_json")),
+        anchors=_strs(s.get("anchors")),
+        created_at=s.get("created_at"),
+        updated_at=s.get("updated_at"),
+        version=int(s.get("version") or 1),
+        lang=s.get("lang"),
+        entities=tuple(
+            EntityRef(e["name"], e["type"], e.get("normalized") or "")
+            for e in s.get("entities") or ()
+        ),
+        supersedes=_strs(s.get("supersedes")),
+        superseded_by=_strs(s.get("superseded_by")),
+    )
+
+
+def stored_topic(t: Row) -> StoredTopic:
+    return StoredTopic(
+        topic_id=t["topic_id"],
+        name=t["name"],
+        summary_count=t.get("summary_count") or 0,
+        fact_count=t.get("fact_count") or 0,
+    )
+
+
+@dataclass(frozen=True)
+class AffectedSummary:
+    """A Summary version a Message's deletion touches (supported by or naming it)."""
+
+    summary_id: str
+    validity: str  # active / superseded / retired
+    topic: str
+
+
+@dataclass(frozen=True)
+class TopicUsage:
+    """One Topic's Facts and Summaries left after a deletion."""
+
+    topic_id: str
+    name: str
+    facts: int
+    summaries: int
+
+
+@dataclass(frozen=True)
+class DecayState:
+    """What maintenance reads of an active Summary to recompute its weight."""
+
+    summary_id: str
+    decay_factor: float
+    event_end: datetime
+    retrieval_boost: float
+    memory_status: str
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """What maintenance writes back: a Summary's new status and weight."""
+
+    summary_id: str
+    status: str
+    weight: float
