@@ -71,6 +71,7 @@ def fact_id(tenant: str, user_id: str, d: FactDraft) -> str:
 
 
 FENCE_RETRIES = 3  # runs a deletion fenced in a row before the worker is left to it
+COSINE_MARGIN = 1e-3  # conflict candidates' embeddings are sent from this much below
 
 
 def group_drafts(
@@ -391,9 +392,10 @@ class Pipeline:
         self, tenant: str, user_id: str, drafts: list[FactDraft]
     ) -> list[FactDraft]:
         """Bare attribute slots named after the user's known qualified ones (resolve_slot)."""
-        if not any(d.slot and ":" not in d.slot for d in drafts):
+        heads = sorted({d.slot for d in drafts if d.slot and ":" not in d.slot})
+        if not heads:
             return drafts
-        known = await gm.active_slots(self.db, tenant, user_id)
+        known = await gm.active_slots(self.db, tenant, user_id, heads)
         known += [d.slot for d in drafts if d.slot and ":" in d.slot]
         out = []
         for d in drafts:
@@ -445,10 +447,17 @@ class Pipeline:
             )
             for n in new
         ]
-        if not any(candidate(c) and c.embedding is not None for c in claims):
+        vectors = [list(c.embedding) for c in claims if candidate(c) and c.embedding is not None]
+        if not vectors:
             return {}, new
         stored = await gm.conflict_candidates(
-            self.db, tenant, user_id, self.settings.conflict_candidates
+            self.db,
+            tenant,
+            user_id,
+            self.settings.conflict_candidates,
+            vectors,
+            # a margin for the database's float arithmetic: conflicts() compares exactly
+            min_cosine=self.settings.conflict_similarity - COSINE_MARGIN,
         )
         batch = [
             Known(
@@ -517,7 +526,15 @@ class Pipeline:
             since = min(m.timestamp for m in events_pending) - timedelta(
                 days=self.settings.event_window_days
             )
-            window = await gm.event_window(self.db, tenant, user_id, since, until)
+            window = await gm.event_window(
+                self.db,
+                tenant,
+                user_id,
+                since,
+                until,
+                limit=self.settings.event_window_events,
+                batch=[m.message_id for m in events_pending],
+            )
             tasks.append(Task("events", tuple(window)))
         facts: list[FactDraft] = []
         rejections: list[Rejection] = []
@@ -620,7 +637,7 @@ class Pipeline:
         summaries, retire = await asyncio.to_thread(
             self._plan_summaries, tenant, user_id, by_topic, topic_ids, current
         )
-        summaries = await self._embed_summaries(summaries, current)
+        summaries = await self._embed_summaries(tenant, summaries, current)
         assign = [{"fact_id": f.fact_id, "topic": choices[f.fact_id].name} for f in unfiled]
         await gm.write_consolidation(
             self.db,
@@ -672,17 +689,23 @@ class Pipeline:
         out, _retire = await asyncio.to_thread(
             self._plan_summaries, tenant, user_id, by_topic, known, current
         )
-        return await self._embed_summaries(out)
+        return await self._embed_summaries(tenant, out)
 
     async def _embed_summaries(
-        self, planned: list[gm.NewSummary], current: list[dict[str, Any]] | None = None
+        self,
+        tenant: str,
+        planned: list[gm.NewSummary],
+        current: list[dict[str, Any]] | None = None,
     ) -> list[gm.NewSummary]:
         """The planned Summaries with the embeddings of their content: a text one of the
-        `current` Summaries already has keeps its vector, only changed texts are embedded."""
+        `current` Summaries already has keeps its vector (read for those texts only), only
+        changed texts are embedded."""
         if not planned:
             return planned
-        have = {c["content"]: c["embedding"] for c in current or () if c.get("embedding")}
-        todo = sorted({s.draft.content for s in planned if s.draft.content not in have})
+        texts = {s.draft.content for s in planned}
+        same = [c["summary_id"] for c in current or () if c["content"] in texts]
+        have = await gm.summary_embeddings(self.db, tenant, same)
+        todo = sorted(texts - have.keys())
         if todo:
             vecs = await asyncio.to_thread(self.models.embedder.embed_passages, todo)
             have.update(zip(todo, vecs, strict=True))
@@ -703,6 +726,9 @@ class Pipeline:
     ) -> tuple[list[gm.NewSummary], list[dict[str, Any]]]:
         now = datetime.now(UTC)
         existing = {c["summary_id"]: c for c in current}
+        stored: dict[str, list[_Stored]] = defaultdict(list)  # the current ones by topic
+        for row in current:
+            stored[row["topic"]].append(_Stored.of(row))
         out: list[gm.NewSummary] = []
         keep: set[str] = set()
         for topic, facts in sorted(by_topic.items()):
@@ -713,36 +739,47 @@ class Pipeline:
                 if sid in existing:
                     keep.add(sid)
                     continue
-                prev = [
-                    c
-                    for c in current
-                    if c["topic"] == topic and _related(c, draft.source_fact_ids, slots)
-                ]
-                version = 1 + max((c["version"] or 1 for c in prev), default=0)
+                prev = [x for x in stored[topic] if x.related(draft.source_fact_ids, slots)]
+                version = 1 + max((x.version for x in prev), default=0)
                 out.append(gm.NewSummary(sid, topic_ids[topic], key, version, draft, None))
         all_slots = {f.fact_id: f.slot for fs in by_topic.values() for f in fs if f.slot}
         retire = []
-        for c in current:
-            if c["summary_id"] in keep:
-                continue
-            successor = next(
-                (
-                    s.summary_id
-                    for s in out
-                    if s.draft.topic == c["topic"]
-                    and _related(c, s.draft.source_fact_ids, all_slots)
-                ),
-                None,
-            )
-            retire.append({"summary_id": c["summary_id"], "successor": successor})
+        for topic, olds in stored.items():
+            new = [s for s in out if s.draft.topic == topic]
+            for old in olds:
+                if old.summary_id in keep:
+                    continue
+                successor = next(
+                    (s.summary_id for s in new if old.related(s.draft.source_fact_ids, all_slots)),
+                    None,
+                )
+                retire.append({"summary_id": old.summary_id, "successor": successor})
         return out, retire
 
 
-def _related(current: dict[str, Any], fact_ids: tuple[str, ...], slots: dict[str, str]) -> bool:
-    """A stored Summary and a new draft share a fact, or a slot (a correction)."""
-    if set(current["source_facts"]) & set(fact_ids):
-        return True
-    return bool(set(current.get("slots") or ()) & {slots[f] for f in fact_ids if f in slots})
+@dataclass(frozen=True)
+class _Stored:
+    """A current Summary as planning compares it: its facts and their slots as sets."""
+
+    summary_id: str
+    version: int
+    facts: frozenset[str]
+    slots: frozenset[str]
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> _Stored:
+        return cls(
+            row["summary_id"],
+            row["version"] or 1,
+            frozenset(row["source_facts"] or ()),
+            frozenset(row.get("slots") or ()),
+        )
+
+    def related(self, fact_ids: tuple[str, ...], slots: dict[str, str]) -> bool:
+        """It and a new draft share a fact, or a slot (a correction)."""
+        if not self.facts.isdisjoint(fact_ids):
+            return True
+        return any(slots[f] in self.slots for f in fact_ids if f in slots)
 
 
 def _log_error(what: str, exc: BaseException) -> None:
