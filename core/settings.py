@@ -63,7 +63,11 @@ class Settings(BaseSettings):
     # a worker holds a user's processing lease this long unless it renews it (it does every
     # third of it while processing); a killed worker's users are taken over after it
     lease_ttl_s: float = Field(default=30.0, gt=0)
+    # behaviour events are aggregated over this many days before a batch's events, at most
+    # the latest `event_window_events` of them (plus the batch's own): a batch's cost stays
+    # bounded for a user with a flood of events, and a usual week fits whole
     event_window_days: float = 7.0
+    event_window_events: int = Field(default=200, ge=1, le=10_000)
     # Extraction runs in worker processes; a message past its time budget fails alone
     extract_mode: Literal["process", "thread"] = "process"  # thread: tests, no time budget
     extract_processes: int = Field(default=2, ge=1, le=32)

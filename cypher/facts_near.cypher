@@ -2,6 +2,8 @@
 // `_closeness`): from one of their sessions (a correction's counting those of the facts it
 // supersedes), on a slot of one of their families, or within the context window of one of their time spans ($spans).
 // Bounded by the batch: every branch starts from an index seek.
+// Times as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant, cheap to decode);
+// lists compare element by element, so they order as the instants do.
 CALL () {
   MATCH (m:Message)
   WHERE m.tenant = $tenant AND m.session_id IN $sessions
@@ -32,7 +34,9 @@ OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity)
 WITH f, collect(e {.name, .type, .normalized}) AS ents
 OPTIONAL MATCH (f)-[:SUPERSEDES]->(old:Fact)
 WITH f, ents, reduce(acc = [], s IN collect(old.session_ids) | acc + s) AS old_sessions
-RETURN f {.fact_id, .user_id, .content, .kind, .source_message_ids, .time_start, .time_end,
+RETURN f {.fact_id, .user_id, .content, .kind, .source_message_ids,
+  time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
+  time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds],
   .lang, .labels, .slot, .value, .polarity, .explicit, .confidence, .validity,
   .event_types, .key, .anchors, .topic, .status,
   session_ids: f.session_ids + [s IN old_sessions WHERE NOT s IN f.session_ids]} AS f,

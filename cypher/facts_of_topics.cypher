@@ -1,6 +1,8 @@
 // The active Facts filed under some of a user's Topics (plus the ids in $also, e.g. facts
 // a deletion will restore): what the Summaries of those Topics are planned from. A
 // correction also counts the sessions of the facts it supersedes as its own.
+// Times as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant, cheap to decode);
+// lists compare element by element, so they order as the instants do.
 CALL () {
   MATCH (f:Fact)
   USING INDEX f:Fact(tenant, user_id, topic)
@@ -17,7 +19,9 @@ WITH f, collect(e {.name, .type, .normalized}) AS ents
 OPTIONAL MATCH (f)-[:SUPERSEDES]->(old:Fact)
 WITH f, ents, [t IN collect(old.topic) WHERE t IS NOT NULL] AS old_topics,
   reduce(acc = [], s IN collect(old.session_ids) | acc + s) AS old_sessions
-RETURN f {.fact_id, .user_id, .content, .kind, .source_message_ids, .time_start, .time_end,
+RETURN f {.fact_id, .user_id, .content, .kind, .source_message_ids,
+  time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
+  time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds],
   .lang, .labels, .slot, .value, .polarity, .explicit, .confidence, .validity,
   .event_types, .key, .anchors, .topic, .status,
   session_ids: f.session_ids + [s IN old_sessions WHERE NOT s IN f.session_ids]} AS f,

@@ -52,3 +52,7 @@ DROP INDEX topic_embedding IF EXISTS;
 DROP INDEX message_embedding IF EXISTS;
 // No query searched Topics by text (topics are matched by name and embedding in Python).
 DROP INDEX topic_text IF EXISTS;
+// A user's active Facts newest first (issue 19): the conflict candidates a batch reads
+// (cypher/conflict_candidates.cypher, LIMIT in this order) and the older active Facts a
+// retraction may supersede, without reading the superseded part of the history.
+CREATE INDEX fact_active_time IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.validity, n.valid_from);

@@ -1,12 +1,13 @@
 // A Fact that retracts something ("no longer at the food bank", 不再喝拿铁) supersedes the
 // user's older active Facts whose content carries every retracted word, from other Messages.
+// Only active Facts are read (the fact_active_time index), never the superseded history.
 UNWIND $rows AS row
 MATCH (f:Fact {fact_id: row.fact_id})
 WHERE f.tenant = $tenant AND f.validity = 'active'
 MATCH (old:Fact)
+USING INDEX old:Fact(tenant, user_id, validity, valid_from)
 WHERE old.tenant = $tenant AND old.user_id = $user_id AND old.validity = 'active'
-  AND old.fact_id <> f.fact_id
-  AND coalesce(old.valid_from, old.time_start) <= f.valid_from
+  AND old.valid_from <= f.valid_from AND old.fact_id <> f.fact_id
   AND NOT any(s IN old.source_message_ids WHERE s IN f.source_message_ids)
   AND all(w IN row.words WHERE toLower(old.content) CONTAINS toLower(w))
 SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from,

@@ -2,7 +2,11 @@
 // supersede older active ones (kept, marked superseded, linked by SUPERSEDES). "Older" is
 // by valid_from, the time of the earliest source Message; valid_to is set on superseding.
 // A row whose source Messages are not all there (deleted meanwhile) writes nothing.
-// Every Fact it writes or supersedes is marked `dirty`: consolidation re-plans their Topics.
+// Every Fact it creates, changes or supersedes is marked `dirty`: consolidation re-plans
+// their Topics. A re-merge that brings nothing new (every contribution already in its
+// provenance, same confidence, labels and entities: an event window re-aggregated on each
+// batch gives back the Facts it gave before) leaves the Fact as consolidated, so the cost of
+// consolidation follows what a batch changed, not how much of the history it re-reads.
 // `provenance`: one JSON record per contribution (its sources, anchors, time range),
 // so a deletion can re-derive what a kept Fact holds from its remaining sources.
 UNWIND $facts AS row
@@ -13,8 +17,12 @@ MERGE (f:Fact {fact_id: row.fact_id})
     f.polarity = row.polarity, f.explicit = row.explicit, f.lang = row.lang,
     f.validity = 'active', f.status = 'pending', f.created_at = $now, f.scope = $scope,
     f.embedding = row.embedding, f.source_message_ids = [], f.session_ids = [],
-    f.event_types = [], f.anchors = [], f.labels = [], f.entities = [], f.provenance = []
-SET f.dirty = true,
+    f.event_types = [], f.anchors = [], f.labels = [], f.entities = [], f.provenance = [],
+    f.dirty = true
+WITH f, row, f.dirty = true OR f.confidence IS NULL OR f.confidence <> row.confidence
+  OR coalesce(f.labels, []) <> row.labels OR coalesce(f.entities, []) <> row.entity_names
+  OR any(p IN row.provenance WHERE NOT p IN coalesce(f.provenance, [])) AS changed
+SET f.dirty = CASE WHEN changed THEN true ELSE f.dirty END,
     f.provenance = coalesce(f.provenance, []) +
       [p IN row.provenance WHERE NOT p IN coalesce(f.provenance, [])],
     f.confidence = row.confidence, f.labels = row.labels, f.entities = row.entity_names,

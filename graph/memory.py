@@ -13,7 +13,7 @@ from neo4j import AsyncManagedTransaction
 from core.errors import GumemError
 from extract.conflicts import Known
 from extract.types import EntityRef, FactDraft, FactRecord, MessageRecord, SummaryDraft, TopicRecord
-from graph.db import Database, native, tx_rows
+from graph.db import Database, instants, native, tx_rows
 from graph.ingest import message_uid, scope_token, user_uid
 from graph.queries import query
 
@@ -97,7 +97,7 @@ def entity_rows(tenant: str, user_id: str, ents: tuple[EntityRef, ...]) -> list[
 
 
 def _message(row: dict[str, Any]) -> MessageRecord:
-    m = native(row)
+    m = instants(row)
     return MessageRecord(
         message_id=m["message_id"],
         user_id=m["user_id"],
@@ -141,10 +141,24 @@ async def pending_messages(
 
 
 async def event_window(
-    db: Database, tenant: str, user_id: str, since: datetime, until: datetime
+    db: Database,
+    tenant: str,
+    user_id: str,
+    since: datetime,
+    until: datetime,
+    limit: int,
+    batch: list[str],
 ) -> list[MessageRecord]:
+    """The user's behaviour events in [since, until]: the latest `limit` of them, and the
+    ones of the `batch` (ids) whatever their number. Oldest first."""
     rows = await db.rows(
-        query("event_window"), tenant=tenant, user_id=user_id, since=since, until=until
+        query("event_window"),
+        tenant=tenant,
+        user_id=user_id,
+        since=since,
+        until=until,
+        limit=limit,
+        uids=[message_uid(tenant, i) for i in batch],
     )
     return [_message(r["m"]) for r in rows]
 
@@ -280,9 +294,25 @@ async def write_facts(
     return await db.write(work)
 
 
-async def conflict_candidates(db: Database, tenant: str, user_id: str, limit: int) -> list[Known]:
-    """The user's latest active Facts with embeddings (what a correction may replace)."""
-    rows = await db.rows(query("conflict_candidates"), tenant=tenant, user_id=user_id, limit=limit)
+async def conflict_candidates(
+    db: Database,
+    tenant: str,
+    user_id: str,
+    limit: int,
+    vectors: list[list[float]],
+    min_cosine: float,
+) -> list[Known]:
+    """The user's latest active Facts with embeddings (what a correction may replace); the
+    embedding only of those at least `min_cosine` near one of `vectors` (None for the
+    others: too far to be replaced by any of them)."""
+    rows = await db.rows(
+        query("conflict_candidates"),
+        tenant=tenant,
+        user_id=user_id,
+        limit=limit,
+        vectors=vectors,
+        min_cosine=min_cosine,
+    )
     return [
         Known(
             fact_id=r["fact_id"],
@@ -299,8 +329,10 @@ async def conflict_candidates(db: Database, tenant: str, user_id: str, limit: in
     ]
 
 
-async def active_slots(db: Database, tenant: str, user_id: str) -> list[str]:
-    rows = await db.rows(query("active_slots"), tenant=tenant, user_id=user_id)
+async def active_slots(db: Database, tenant: str, user_id: str, heads: list[str]) -> list[str]:
+    """The slots of the user's active Facts that start with one of `heads` (a superset of
+    the ones whose head is one of them: the caller compares heads)."""
+    rows = await db.rows(query("active_slots"), tenant=tenant, user_id=user_id, heads=heads)
     return [r["slot"] for r in rows]
 
 
@@ -313,7 +345,7 @@ class Filed:
 
 
 def _filed(r: dict[str, Any]) -> Filed:
-    f = native(r["f"])
+    f = instants(r["f"])
     rec = FactRecord(
         fact_id=f["fact_id"],
         user_id=f["user_id"],
@@ -338,14 +370,6 @@ def _filed(r: dict[str, Any]) -> Filed:
         anchors=tuple(f["anchors"] or ()),
     )
     return Filed(rec, f.get("topic"), r["prev_topic"], f.get("validity") == "active")
-
-
-async def active_facts(
-    db: Database, tenant: str, user_id: str, also: list[str] | None = None
-) -> list[Filed]:
-    """Active facts (plus the ids in `also`, e.g. facts a deletion will restore)."""
-    rows = await db.rows(query("active_facts"), tenant=tenant, user_id=user_id, also=also or [])
-    return [_filed(r) for r in rows]
 
 
 async def dirty_facts(db: Database, tenant: str, user_id: str) -> list[Filed]:
@@ -402,7 +426,17 @@ async def user_topics(db: Database, tenant: str, user_id: str) -> list[TopicReco
 async def active_summaries(
     db: Database, tenant: str, user_id: str, topics: list[str]
 ) -> list[dict[str, Any]]:
+    """The active Summaries of `topics` (ids, keys, texts, facts and their slots, versions;
+    no embeddings: `summary_embeddings`)."""
     return await db.rows(query("active_summaries"), tenant=tenant, user_id=user_id, topics=topics)
+
+
+async def summary_embeddings(db: Database, tenant: str, ids: list[str]) -> dict[str, list[float]]:
+    """text → embedding of these Summaries (those that have one)."""
+    if not ids:
+        return {}
+    rows = await db.rows(query("summary_embeddings"), tenant=tenant, ids=ids)
+    return {r["content"]: r["embedding"] for r in rows}
 
 
 @dataclass(frozen=True)

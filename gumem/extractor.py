@@ -17,6 +17,8 @@ import multiprocessing
 import signal
 import threading
 import traceback
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -53,13 +55,57 @@ class ExtractorUnavailable(StorageUnavailable):
     """No extraction process could start: work stays queued, as in a storage outage."""
 
 
+PARSED_TEXTS = 8192  # event texts whose docs an extraction process keeps
+
+
+class _Parsed:
+    """An NLP pipeline that keeps the docs of the texts it parsed last (least recently used
+    dropped first). A user's event window is aggregated again on every batch that has
+    events, so without it each batch would parse the whole window (a week of events) again;
+    with it a batch parses only its new texts. The docs are only read by their callers."""
+
+    def __init__(self, nlp: Any, size: int = PARSED_TEXTS) -> None:
+        self._nlp = nlp
+        self._size = size
+        self._docs: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()  # thread mode: tasks may run side by side
+
+    def __call__(self, text: str) -> Any:
+        with self._lock:
+            doc = self._docs.get(text)
+            if doc is not None:
+                self._docs.move_to_end(text)
+                return doc
+        doc = self._nlp(text)
+        with self._lock:
+            self._docs[text] = doc
+            while len(self._docs) > self._size:
+                self._docs.popitem(last=False)
+        return doc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._nlp, name)
+
+
+# each Models' (en, zh) pipelines with their kept docs, for as long as the Models lives
+_PARSED: weakref.WeakKeyDictionary[Models, tuple[_Parsed, _Parsed]] = weakref.WeakKeyDictionary()
+
+
+def _event_nlp(models: Models) -> tuple[Any, Any]:
+    """The Models' pipelines (typed Any like them), each keeping its docs."""
+    pair = _PARSED.get(models)
+    if pair is None:
+        pair = _PARSED[models] = (_Parsed(models.en), _Parsed(models.zh))
+    return pair
+
+
 def run_task(task: Task, models: Models) -> Extraction:
     """The extraction the service runs: one chat turn, or an event window aggregated."""
     from extract.behaviour import extract_events
     from extract.facts import extract_chats
 
     if task.kind == "events":
-        return extract_events(task.messages, models.en, models.zh)
+        return extract_events(task.messages, *_event_nlp(models))
     facts: list[FactDraft] = []
     rejections: list[Rejection] = []
     for ex in extract_chats(task.messages, models.en, models.zh):

@@ -12,34 +12,25 @@ import time
 import traceback
 import uuid
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from core.errors import StorageUnavailable
 from core.settings import Settings
 from extract.conflicts import Claim, Known, candidate, conflicts, cosine
 from extract.slots import resolve_slot
-from extract.summaries import build_summaries, summary_key
-from extract.topics import (
-    DEFAULT_CONTEXT_WINDOW,
-    TopicChoice,
-    assign_topics,
-    slot_family,
-    topic_embedding_text,
-)
 from extract.types import (
     Extraction,
     FactDraft,
-    FactRecord,
     MessageRecord,
     Rejection,
     authored,
 )
-from extract.zh_grammar import carry_over
 from graph import memory as gm
 from graph.db import Database
+from gumem.consolidation import Consolidation
+from gumem.drafts import carried, group_drafts, merge_drafts, rejected_messages
 from gumem.extractor import Extractor, Failure, Task, log_failure
 from gumem.models import Models
 from gumem.worker import WorkerStatus
@@ -66,61 +57,11 @@ class Extracted:
     failed: dict[str, str]  # message id → reason (a kind, never content)
 
 
-def fact_id(tenant: str, user_id: str, d: FactDraft) -> str:
-    return gm.stable_id("f", tenant, user_id, d.key, d.content)
-
-
 FENCE_RETRIES = 3  # runs a deletion fenced in a row before the worker is left to it
+COSINE_MARGIN = 1e-3  # conflict candidates' embeddings are sent from this much below
 
 
-def group_drafts(
-    tenant: str, user_id: str, drafts: Iterable[FactDraft]
-) -> dict[str, tuple[FactDraft, ...]]:
-    """The batch's drafts by fact id: identical facts from several messages are one Fact."""
-    out: dict[str, tuple[FactDraft, ...]] = {}
-    for d in drafts:
-        fid = fact_id(tenant, user_id, d)
-        out[fid] = (*out.get(fid, ()), d)
-    return out
-
-
-def carried(
-    new: list[gm.NewFact], replaces: dict[str, str], contents: dict[str, str]
-) -> list[gm.NewFact]:
-    """Each Chinese change that keeps the rest, worded as the Fact it replaces with the
-    changed part put in ("X改成在Y吃了，日期不变" over "…在Z订了一桌" → "…在Y订了一桌")."""
-    out = []
-    for n in new:
-        old = contents.get(replaces.get(n.fact_id, ""))
-        text = carry_over(n.draft.content, old) if old and n.draft.lang == "zh" else None
-        if text:
-            n = replace(
-                n,
-                draft=replace(n.draft, content=text),
-                parts=tuple(replace(p, content=text) for p in n.parts),
-            )
-        out.append(n)
-    return out
-
-
-def merge_drafts(parts: tuple[FactDraft, ...]) -> FactDraft:
-    """Drafts of one Fact as one: the last one's wording, every source and anchor (in
-    order of appearance) and the whole time range."""
-    last = parts[-1]
-    if len(parts) == 1:
-        return last
-    return replace(
-        last,
-        source_message_ids=tuple(dict.fromkeys(i for d in parts for i in d.source_message_ids)),
-        anchors=tuple(dict.fromkeys(a for d in parts for a in d.anchors)),
-        entities=tuple(dict.fromkeys(e for d in parts for e in d.entities)),
-        labels=tuple(dict.fromkeys(x for d in parts for x in d.labels)),
-        time_start=min(d.time_start for d in parts),
-        time_end=max(d.time_end for d in parts),
-    )
-
-
-class Pipeline:
+class Pipeline(Consolidation):
     def __init__(
         self,
         db: Database,
@@ -391,9 +332,10 @@ class Pipeline:
         self, tenant: str, user_id: str, drafts: list[FactDraft]
     ) -> list[FactDraft]:
         """Bare attribute slots named after the user's known qualified ones (resolve_slot)."""
-        if not any(d.slot and ":" not in d.slot for d in drafts):
+        heads = sorted({d.slot for d in drafts if d.slot and ":" not in d.slot})
+        if not heads:
             return drafts
-        known = await gm.active_slots(self.db, tenant, user_id)
+        known = await gm.active_slots(self.db, tenant, user_id, heads)
         known += [d.slot for d in drafts if d.slot and ":" in d.slot]
         out = []
         for d in drafts:
@@ -445,10 +387,17 @@ class Pipeline:
             )
             for n in new
         ]
-        if not any(candidate(c) and c.embedding is not None for c in claims):
+        vectors = [list(c.embedding) for c in claims if candidate(c) and c.embedding is not None]
+        if not vectors:
             return {}, new
         stored = await gm.conflict_candidates(
-            self.db, tenant, user_id, self.settings.conflict_candidates
+            self.db,
+            tenant,
+            user_id,
+            self.settings.conflict_candidates,
+            vectors,
+            # a margin for the database's float arithmetic: conflicts() compares exactly
+            min_cosine=self.settings.conflict_similarity - COSINE_MARGIN,
         )
         batch = [
             Known(
@@ -517,7 +466,15 @@ class Pipeline:
             since = min(m.timestamp for m in events_pending) - timedelta(
                 days=self.settings.event_window_days
             )
-            window = await gm.event_window(self.db, tenant, user_id, since, until)
+            window = await gm.event_window(
+                self.db,
+                tenant,
+                user_id,
+                since,
+                until,
+                limit=self.settings.event_window_events,
+                batch=[m.message_id for m in events_pending],
+            )
             tasks.append(Task("events", tuple(window)))
         facts: list[FactDraft] = []
         rejections: list[Rejection] = []
@@ -538,248 +495,7 @@ class Pipeline:
         ):
             return await self._consolidate(tenant, user_id) if held else (0, 0)
 
-    async def _consolidate(
-        self, tenant: str, user_id: str, marked: bool = False
-    ) -> tuple[int, int]:
-        """File unfiled facts under Topics and rebuild the Summaries that changed.
-
-        Incremental: only what the batch touched is read and re-planned, the Facts marked
-        `dirty` since the last consolidation (written, re-merged, superseded), the Topics
-        they are or get filed under (a correction's: the Topic of what it corrects), the
-        filed Facts that can vote on a new one's Topic (its sessions, slot families and
-        time, `gm.facts_near`) and the Summaries of those Topics; a Topic nothing touched
-        would plan the same Summaries again. `marked`: the user may carry a consolidation
-        mark, to clear even when nothing changed (otherwise that costs no write; a stale
-        mark goes to the worker). Its writes are fenced by the token read here, before
-        what it reads."""
-        started = datetime.now(UTC)
-        token = await self._token(tenant, user_id)
-        dirty = await gm.dirty_facts(self.db, tenant, user_id)
-        if not dirty:
-            if marked:
-                await gm.mark_consolidated(self.db, tenant, user_id, started, token)
-            return 0, 0
-        unfiled_all = [x for x in dirty if x.active and x.topic is None]
-        unfiled = [x.fact for x in unfiled_all]
-        corrections = [(x.fact, x.prev_topic) for x in unfiled_all if x.prev_topic]
-        to_file = [x.fact for x in unfiled_all if not x.prev_topic]
-        topics = await gm.user_topics(self.db, tenant, user_id)
-        choices: dict[str, TopicChoice] = {}
-        if to_file:
-            near = await self._voters(tenant, user_id, unfiled)
-            # a correction goes with what it corrects, and like a filed fact it tells the
-            # rest of its session which goal they belong to
-            known = [(x.fact, x.topic) for x in near if x.topic] + corrections
-            choices = await asyncio.to_thread(  # CPU (rules, maybe embeddings): off the loop
-                assign_topics,
-                to_file,
-                topics,
-                self.models.embedder,
-                threshold=self.settings.topic_similarity,
-                known=known,
-                nlp=self.models.en,
-            )
-        for f, prev in corrections:  # a correction is filed with what it corrects
-            choices[f.fact_id] = TopicChoice(prev, False, "context", 1.0)
-        topic_ids = {t.name: t.topic_id for t in topics}
-        new_topics: list[dict[str, Any]] = []
-        for choice in {c.name: c for c in choices.values()}.values():
-            if choice.name in topic_ids:
-                continue
-            tid = gm.stable_id("t", tenant, user_id, choice.name)
-            text = topic_embedding_text(choice.name)
-            new_topics.append(
-                {
-                    "topic_id": tid,
-                    "name": choice.name,
-                    "aliases_text": text,
-                    "embedding": None,
-                    "_text": text,
-                }
-            )
-            topic_ids[choice.name] = tid
-        if new_topics:
-            vecs = await asyncio.to_thread(
-                self.models.embedder.embed_passages, [t.pop("_text") for t in new_topics]
-            )
-            for row, v in zip(new_topics, vecs, strict=True):
-                row["embedding"] = v
-        touched = sorted({x.topic for x in dirty if x.topic} | {c.name for c in choices.values()})
-        filed = [
-            (x.fact, x.topic)
-            for x in await gm.facts_of_topics(self.db, tenant, user_id, touched)
-            if x.topic is not None
-        ]
-        filed += corrections
-        by_topic: dict[str, list[FactRecord]] = defaultdict(list)
-        for f, t in filed:
-            by_topic[t].append(f)
-        for f in unfiled:
-            by_topic[choices[f.fact_id].name].append(f)
-        current = await gm.active_summaries(self.db, tenant, user_id, list(by_topic))
-        summaries, retire = await asyncio.to_thread(
-            self._plan_summaries, tenant, user_id, by_topic, topic_ids, current
-        )
-        summaries = await self._embed_summaries(summaries, current)
-        assign = [{"fact_id": f.fact_id, "topic": choices[f.fact_id].name} for f in unfiled]
-        await gm.write_consolidation(
-            self.db,
-            tenant,
-            user_id,
-            topics=new_topics,
-            assign=assign,
-            summaries=summaries,
-            retire=retire,
-            started=started,
-            token=token,
-            touched=touched,
-            clean=[x.fact.fact_id for x in dirty],
-        )
-        return len(summaries), len(retire)
-
-    async def _voters(self, tenant: str, user_id: str, new: list[FactRecord]) -> list[gm.Filed]:
-        """The filed Facts whose Topic can vote on the new facts' (extract/topics.py
-        `_closeness`: one session, one slot family or within the context window)."""
-        window = DEFAULT_CONTEXT_WINDOW
-        sessions = sorted({s for f in new for s in f.session_ids})
-        families = sorted({slot_family(f.slot) for f in new if f.slot})
-        spans = [(f.time_start - window, f.time_end + window) for f in new]
-        return await gm.facts_near(self.db, tenant, user_id, sessions, families, spans)
-
-    async def rebuild(
-        self,
-        tenant: str,
-        user_id: str,
-        topics: list[str],
-        removed: list[str],
-        restored: list[str],
-        purged: list[str],
-        revise: Callable[[FactRecord], FactRecord] | None = None,
-    ) -> list[gm.NewSummary]:
-        """Summaries re-derived for `topics` as they will be once `removed` facts are gone
-        (and kept ones are as `revise` makes them)."""
-        facts = await gm.facts_of_topics(self.db, tenant, user_id, topics, also=restored)
-        by_topic: dict[str, list[FactRecord]] = defaultdict(list)
-        for x in facts:
-            if x.topic in topics and x.fact.fact_id not in removed:
-                by_topic[x.topic].append(revise(x.fact) if revise else x.fact)
-        current = [
-            c
-            for c in await gm.active_summaries(self.db, tenant, user_id, topics)
-            if c["summary_id"] not in purged
-        ]
-        known = {t.name: t.topic_id for t in await gm.user_topics(self.db, tenant, user_id)}
-        out, _retire = await asyncio.to_thread(
-            self._plan_summaries, tenant, user_id, by_topic, known, current
-        )
-        return await self._embed_summaries(out)
-
-    async def _embed_summaries(
-        self, planned: list[gm.NewSummary], current: list[dict[str, Any]] | None = None
-    ) -> list[gm.NewSummary]:
-        """The planned Summaries with the embeddings of their content: a text one of the
-        `current` Summaries already has keeps its vector, only changed texts are embedded."""
-        if not planned:
-            return planned
-        have = {c["content"]: c["embedding"] for c in current or () if c.get("embedding")}
-        todo = sorted({s.draft.content for s in planned if s.draft.content not in have})
-        if todo:
-            vecs = await asyncio.to_thread(self.models.embedder.embed_passages, todo)
-            have.update(zip(todo, vecs, strict=True))
-        return [
-            gm.NewSummary(
-                s.summary_id, s.topic_id, s.key, s.version, s.draft, have[s.draft.content]
-            )
-            for s in planned
-        ]
-
-    def _plan_summaries(
-        self,
-        tenant: str,
-        user_id: str,
-        by_topic: dict[str, list[FactRecord]],
-        topic_ids: dict[str, str],
-        current: list[dict[str, Any]],
-    ) -> tuple[list[gm.NewSummary], list[dict[str, Any]]]:
-        now = datetime.now(UTC)
-        existing = {c["summary_id"]: c for c in current}
-        out: list[gm.NewSummary] = []
-        keep: set[str] = set()
-        for topic, facts in sorted(by_topic.items()):
-            slots = {f.fact_id: f.slot for f in facts if f.slot}
-            for draft in build_summaries(topic, facts, now=now):
-                key = summary_key(topic, draft.source_fact_ids)
-                sid = gm.stable_id("s", tenant, user_id, key, draft.content)
-                if sid in existing:
-                    keep.add(sid)
-                    continue
-                prev = [
-                    c
-                    for c in current
-                    if c["topic"] == topic and _related(c, draft.source_fact_ids, slots)
-                ]
-                version = 1 + max((c["version"] or 1 for c in prev), default=0)
-                out.append(gm.NewSummary(sid, topic_ids[topic], key, version, draft, None))
-        all_slots = {f.fact_id: f.slot for fs in by_topic.values() for f in fs if f.slot}
-        retire = []
-        for c in current:
-            if c["summary_id"] in keep:
-                continue
-            successor = next(
-                (
-                    s.summary_id
-                    for s in out
-                    if s.draft.topic == c["topic"]
-                    and _related(c, s.draft.source_fact_ids, all_slots)
-                ),
-                None,
-            )
-            retire.append({"summary_id": c["summary_id"], "successor": successor})
-        return out, retire
-
-
-def _related(current: dict[str, Any], fact_ids: tuple[str, ...], slots: dict[str, str]) -> bool:
-    """A stored Summary and a new draft share a fact, or a slot (a correction)."""
-    if set(current["source_facts"]) & set(fact_ids):
-        return True
-    return bool(set(current.get("slots") or ()) & {slots[f] for f in fact_ids if f in slots})
-
 
 def _log_error(what: str, exc: BaseException) -> None:
     """The error's type and frames: its message may quote a Message's content."""
     log_failure(what, type(exc).__name__, "".join(traceback.format_tb(exc.__traceback__)))
-
-
-# Rejections that say what a clause is (not merely that extraction found nothing in it):
-# chit-chat, someone else's statement, a hypothetical, another speaker's turn.
-_NOT_MEMORY = (
-    "greeting",
-    "thanks",
-    "acknowledgement",
-    "small talk",
-    "about someone else",
-    "about the other party",
-    "addressed to the other party",
-    "hypothetical",
-    "a wish about someone else",
-    "said by another speaker",
-)
-
-
-def _not_memory(r: Rejection) -> bool:
-    if r.reason.startswith("question to the agent"):  # only a question that is one
-        return r.text.rstrip().endswith(("?", "？"))
-    return r.reason.startswith(_NOT_MEMORY)
-
-
-def rejected_messages(chat: list[MessageRecord], extraction: Extraction) -> set[str]:
-    """Chat Messages that gave no Fact and whose every clause extraction rejected as not
-    the user's memory (small talk, a question, a third party, a hypothetical): recall does
-    not rank them. A clause rejected only for lack of a recognized statement keeps its
-    Message rankable, since that may be a statement extraction missed."""
-    gave = {i for f in extraction.facts for i in f.source_message_ids}
-    verdicts: dict[str, bool] = {}
-    for r in extraction.rejections:
-        for i in r.source_message_ids:
-            verdicts[i] = verdicts.get(i, True) and _not_memory(r)
-    return {m.message_id for m in chat if verdicts.get(m.message_id) and m.message_id not in gave}

@@ -9,7 +9,7 @@ from typing import Any
 from extract.types import EntityRef, FactDraft, FactRecord
 from graph.deletion import revise
 from graph.memory import entity_id, provenance
-from gumem.pipeline import group_drafts, merge_drafts
+from gumem.drafts import group_drafts, merge_drafts
 
 T = datetime(2026, 1, 5, 8, tzinfo=UTC)
 ALICE = EntityRef("Alice", "PERSON", "alice")

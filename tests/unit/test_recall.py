@@ -311,7 +311,7 @@ def test_only_a_past_time_cue_restricts_recall() -> None:
 
 def test_only_messages_rejected_as_not_memory_are_flagged() -> None:
     from extract.types import Extraction, MessageRecord, Rejection
-    from gumem.pipeline import rejected_messages
+    from gumem.drafts import rejected_messages
 
     chat = [MessageRecord(i, "u1", "s1", "user", "x", T0) for i in ("m1", "m2", "m3", "m4")]
     ex = Extraction(

@@ -1,0 +1,129 @@
+"""A batch's work follows what it changes, not the user's history (issue 19): a Fact
+re-merged with nothing new stays consolidated, bare slots are resolved by prefix lookups,
+and the reads consolidation makes decode their times. Real Neo4j."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from extract.types import FactDraft
+from graph import memory as gm
+from graph.db import Database
+from gumem.service import Memory
+
+TENANT = "tenant-a"
+USER = "u-cost"
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def msg(mid: str, content: str, minute: int) -> dict[str, Any]:
+    return {
+        "id": mid,
+        "userId": USER,
+        "sessionId": "s1",
+        "role": "user",
+        "content": content,
+        "timestamp": (T0 + timedelta(minutes=minute)).isoformat(),
+    }
+
+
+async def dirty(db: Database) -> dict[str, bool]:
+    rows = await db.rows(
+        "MATCH (f:Fact) WHERE f.user_id = $u RETURN f.fact_id AS id, f.dirty AS d", u=USER
+    )
+    return {r["id"]: bool(r["d"]) for r in rows}
+
+
+def draft(content: str, sources: tuple[str, ...], minute: int, **kw: Any) -> FactDraft:
+    return FactDraft(
+        content=content,
+        kind="behavior_pattern",
+        source_message_ids=sources,
+        time_start=T0 + timedelta(minutes=minute),
+        time_end=T0 + timedelta(minutes=minute),
+        lang="en",
+        key=f"behavior_pattern:{content}",
+        confidence=0.7,
+        **kw,
+    )
+
+
+async def write(memory: Memory, facts: list[gm.NewFact]) -> None:
+    token = await gm.user_token(memory.db, TENANT, USER)
+    await gm.write_facts(memory.db, TENANT, USER, facts, {}, token)
+
+
+async def consolidate(memory: Memory) -> None:
+    assert memory.pipeline is not None
+    await memory.pipeline.consolidate(TENANT, USER)
+
+
+async def test_a_remerge_that_brings_nothing_new_leaves_the_fact_consolidated(
+    memory: Memory,
+) -> None:
+    items = [msg(f"e{i}", f"viewed item {i}", i) for i in range(3)]
+    await Memory(memory.db, memory.settings, None).add_messages(TENANT, items)
+    a = gm.NewFact("f_a", draft("User often views oak tables", ("e0", "e1"), 0), None)
+    b = gm.NewFact("f_b", draft("User often views steel lamps", ("e1",), 1), None)
+    await write(memory, [a, b])
+    assert await dirty(memory.db) == {"f_a": True, "f_b": True}
+    await consolidate(memory)
+    assert await dirty(memory.db) == {"f_a": False, "f_b": False}
+
+    # the window aggregated again: the same two Facts, nothing new in them
+    await write(memory, [a, b])
+    assert await dirty(memory.db) == {"f_a": False, "f_b": False}
+
+    # one of them gains a source, the other a new confidence: both to re-plan
+    grown = replace(a, draft=replace(a.draft, source_message_ids=("e0", "e1", "e2")))
+    surer = replace(b, draft=replace(b.draft, confidence=0.8))
+    await write(memory, [grown, surer])
+    assert await dirty(memory.db) == {"f_a": True, "f_b": True}
+    await consolidate(memory)
+    await write(memory, [grown, replace(b, draft=replace(b.draft, labels=("home",)))])
+    assert await dirty(memory.db) == {"f_a": False, "f_b": True}
+
+
+async def test_bare_slots_resolve_by_prefix_to_active_slots_only(memory: Memory) -> None:
+    items = [msg(f"p{i}", f"prescription note {i}", i) for i in range(3)]
+    await Memory(memory.db, memory.settings, None).add_messages(TENANT, items)
+    old = draft("Old glasses prescription", ("p0",), 0, slot="prescription:glass")
+    new = draft("New glasses prescription", ("p1",), 1, slot="prescription:glass")
+    other = draft("Prescriptions shop", ("p2",), 2, slot="prescriptions")
+    await write(memory, [gm.NewFact("f_old", old, None)])
+    await write(memory, [gm.NewFact("f_new", new, None), gm.NewFact("f_other", other, None)])
+    found = await gm.active_slots(memory.db, TENANT, USER, ["prescription", "nothing"])
+    # a prefix, not a head: the caller compares heads; superseded Facts are not read
+    assert sorted(found) == ["prescription:glass", "prescriptions"]
+    assert await gm.active_slots(memory.db, TENANT, USER, []) == []
+
+
+async def test_event_window_is_bounded_and_keeps_the_batch(memory: Memory) -> None:
+    events = [
+        {**msg(f"v{i}", f"view: item {i}", i), "eventType": "view", "page": "list"}
+        for i in range(5)
+    ]
+    chat = [msg("t0", "I like tea.", 2)]
+    await Memory(memory.db, memory.settings, None).add_messages(TENANT, events + chat)
+    pending = await gm.pending_messages(memory.db, TENANT, USER)
+    assert [m.timestamp for m in pending][:3] == [T0 + timedelta(minutes=i) for i in (0, 1, 2)]
+    until = T0 + timedelta(minutes=4)
+    # the latest 2 events of the window, the batch's own (v0) whatever its time, no chat
+    window = await gm.event_window(memory.db, TENANT, USER, T0, until, limit=2, batch=["v0"])
+    assert [m.message_id for m in window] == ["v0", "v3", "v4"]
+    assert window[0].timestamp == T0 and window[0].timestamp.utcoffset() == timedelta(0)
+    every = await gm.event_window(memory.db, TENANT, USER, T0, until, limit=200, batch=[])
+    assert [m.message_id for m in every] == [f"v{i}" for i in range(5)]
+
+
+async def test_consolidation_reads_decode_times(memory: Memory) -> None:
+    await Memory(memory.db, memory.settings, None).add_messages(
+        TENANT, [msg("t0", "I like tea.", 0), msg("t1", "I like green tea.", 3)]
+    )
+    f = gm.NewFact("f_tea", draft("User likes tea", ("t0", "t1"), 0), None)
+    await write(memory, [f])
+    (x,) = await gm.dirty_facts(memory.db, TENANT, USER)
+    assert x.fact.time_start == T0 and x.fact.time_end == T0
+    assert x.fact.time_start.utcoffset() == timedelta(0)
