@@ -99,6 +99,7 @@ def _fixed_sizes(settings: Settings) -> dict[tuple[str, str], int]:
         ("Trace", "nodes"): trace,
         ("Trace", "edges"): trace,
         ("AddMessagesResult", "errors"): settings.max_batch,
+        ("Query", "processing"): settings.max_batch,
     }
 
 

@@ -28,6 +28,7 @@ from api.types import (
     MemoryItem,
     Message,
     MessageInput,
+    MessageProcessing,
     Summary,
     Topic,
     WorkerHealth,
@@ -241,6 +242,23 @@ class Query:
             for r in rows
         ]
 
+    @strawberry.field(
+        description="Where each asked Message stands in processing (pending, processed,"
+        " failed, not_found), in the order asked: for a client that needs read-your-writes"
+        " while workers process its batches. The tenant's Messages, only userId's when given;"
+        " at most GUMEM_MAX_BATCH ids."
+    )
+    async def processing(
+        self,
+        info: Info[Context, None],
+        ids: list[strawberry.ID],
+        user_id: str | None = None,
+    ) -> list[MessageProcessing]:
+        ctx = info.context
+        found = await ctx.memory.processing(ctx.tenant, [str(i) for i in ids], user_id)
+        ctx.charge(len(found))
+        return [MessageProcessing.from_record(p) for p in found]
+
     @strawberry.field(description="Deletions done for this tenant (ids and counts, no content).")
     async def audit_log(
         self, info: Info[Context, None], limit: int = 50, offset: int = 0
@@ -256,11 +274,30 @@ class Query:
 class Mutation:
     @strawberry.mutation
     async def add_messages(
-        self, info: Info[Context, None], messages: list[MessageInput]
+        self,
+        info: Info[Context, None],
+        messages: list[MessageInput],
+        wait: Annotated[
+            bool,
+            strawberry.argument(
+                description="Async mode: answer only once the batch's Messages are no longer"
+                " pending (whichever worker processes them), or when waitSeconds has passed"
+                " (then timedOut is true). Sync mode: changes nothing."
+            ),
+        ] = False,
+        wait_seconds: Annotated[
+            float | None,
+            strawberry.argument(
+                description="The most wait waits, in seconds: more than 0, at most"
+                " GUMEM_MAX_WAIT_S (the default)."
+            ),
+        ] = None,
     ) -> AddMessagesResult:
         ctx = info.context
         try:
-            res = await ctx.memory.add_messages(ctx.tenant, [m.as_dict() for m in messages])
+            res = await ctx.memory.add_messages(
+                ctx.tenant, [m.as_dict() for m in messages], wait=wait, wait_s=wait_seconds
+            )
         except BatchError as exc:
             errs = [ItemError(index=e.index, field=e.field, reason=e.reason) for e in exc.errors]
             return AddMessagesResult(accepted=[], duplicates=[], errors=errs, processed=0)
@@ -276,6 +313,7 @@ class Mutation:
             duplicates=[strawberry.ID(i) for i in res.duplicates],
             errors=[],
             processed=res.processed,
+            timed_out=res.timed_out,
         )
 
     @strawberry.mutation(

@@ -12,6 +12,7 @@ from strawberry.types import Info
 from api.context import Context
 from api.limits import NESTED, SOURCE_FACTS, VERSIONS, window
 from gumem.records import StoredFact, StoredMessage, StoredSummary
+from gumem.service import Processing
 
 PAGED = " At most `limit` items (GUMEM_MAX_LIST_SIZE at most), from `offset`."
 
@@ -371,6 +372,55 @@ class AddMessagesResult:
     duplicates: list[strawberry.ID]
     errors: list[ItemError]
     processed: int
+    timed_out: bool = strawberry.field(
+        default=False,
+        description="With wait (async mode): some of the batch's Messages were still pending"
+        " when the wait ended (its bound passed, or Neo4j stopped answering); ask"
+        " processing(ids) later. Otherwise false.",
+    )
+
+
+@strawberry.type(description="Where one asked Message stands in processing (no content).")
+class MessageProcessing:
+    id: strawberry.ID
+    status: str = strawberry.field(
+        description="pending, processed or failed; not_found when there is no such Message"
+        " of this tenant (of userId, when given)."
+    )
+    user_id: str | None
+    processed_at: datetime | None = strawberry.field(
+        description="When it was processed, or failed for good; null while pending."
+    )
+    attempts: int = strawberry.field(description="Failed processing attempts so far.")
+    reason: str | None = strawberry.field(
+        description="The last failed attempt's error kind (never content)."
+    )
+    next_attempt_at: datetime | None = strawberry.field(
+        description="Pending after a failed attempt: when it is tried again."
+    )
+
+    @staticmethod
+    def from_record(p: Processing) -> MessageProcessing:
+        m = p.found
+        if m is None:
+            return MessageProcessing(
+                id=strawberry.ID(p.message_id),
+                status="not_found",
+                user_id=None,
+                processed_at=None,
+                attempts=0,
+                reason=None,
+                next_attempt_at=None,
+            )
+        return MessageProcessing(
+            id=strawberry.ID(m.message_id),
+            status=m.status,
+            user_id=m.user_id,
+            processed_at=m.processed_at,
+            attempts=m.attempts,
+            reason=m.reason,
+            next_attempt_at=m.next_attempt_at,
+        )
 
 
 @strawberry.type

@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     max_metadata_chars: int = Field(default=20_000, ge=2)
     process_mode: Literal["sync", "async"] = "sync"
     process_timeout_s: float = 30.0  # sync processing past this goes on in the background
+    # addMessages(wait: true) in async mode waits at most this long (its waitSeconds, if
+    # given, may only be smaller) for the batch's Messages to leave `pending`
+    max_wait_s: float = Field(default=30.0, gt=0, le=3600)
     run_worker: bool = True  # false: this API process leaves queued work to `gumem worker`
     # a worker holds a user's processing lease this long unless it renews it (it does every
     # third of it while processing); a killed worker's users are taken over after it

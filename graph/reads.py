@@ -11,12 +11,14 @@ from graph.ingest import message_uid
 from graph.queries import query
 from graph.records import (
     FactVersions,
+    MessageStatus,
     StoredFact,
     StoredMessage,
     StoredSummary,
     StoredTopic,
     stored_fact,
     stored_message,
+    stored_status,
     stored_summary,
     stored_topic,
 )
@@ -28,6 +30,21 @@ async def messages_by_ids(db: Database, tenant: str, ids: list[str]) -> dict[str
     )
     found = (stored_message(native(r["message"])) for r in rows)
     return {m.message_id: m for m in found}
+
+
+async def message_status(
+    db: Database, tenant: str, ids: list[str], user_id: str | None = None
+) -> dict[str, MessageStatus]:
+    """Where these Messages stand in processing, by id: the tenant's (and `user_id`'s, when
+    given); an id not among them is left out."""
+    rows = await db.rows(
+        query("message_status"),
+        tenant=tenant,
+        uids=[message_uid(tenant, i) for i in ids],
+        user_id=user_id,
+    )
+    found = (stored_status(native(r)) for r in rows)
+    return {s.message_id: s for s in found}
 
 
 async def facts_by_ids(db: Database, tenant: str, ids: list[str]) -> dict[str, StoredFact]:

@@ -37,6 +37,19 @@ class StoredMessage:
 
 
 @dataclass(frozen=True)
+class MessageStatus:
+    """Where one stored Message stands in processing (no content)."""
+
+    message_id: str
+    user_id: str
+    status: str  # pending / processed / failed
+    processed_at: datetime | None  # processed, or failed for good
+    attempts: int  # failed attempts so far
+    reason: str | None  # the last failed attempt's error kind, never content
+    next_attempt_at: datetime | None  # pending after a failed attempt: its retry is due then
+
+
+@dataclass(frozen=True)
 class StoredFact:
     """A Fact with its source Messages (oldest first)."""
 
@@ -132,6 +145,18 @@ def stored_message(m: Row) -> StoredMessage:
         lang=m.get("lang"),
         status=m.get("status") or "pending",
         ingested_at=m.get("ingested_at"),
+    )
+
+
+def stored_status(r: Row) -> MessageStatus:
+    return MessageStatus(
+        message_id=r["message_id"],
+        user_id=r["user_id"],
+        status=r.get("status") or "pending",
+        processed_at=r.get("processed_at"),
+        attempts=int(r.get("attempts") or 0),
+        reason=r.get("reason"),
+        next_attempt_at=r.get("next_attempt_at"),
     )
 
 

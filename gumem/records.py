@@ -1,6 +1,20 @@
 """The stored records the service hands on (built in graph/records.py), for api/ and MCP,
 which do not reach graph/ themselves."""
 
-from graph.records import FactVersions, StoredFact, StoredMessage, StoredSummary, StoredTopic
+from graph.records import (
+    FactVersions,
+    MessageStatus,
+    StoredFact,
+    StoredMessage,
+    StoredSummary,
+    StoredTopic,
+)
 
-__all__ = ["FactVersions", "StoredFact", "StoredMessage", "StoredSummary", "StoredTopic"]
+__all__ = [
+    "FactVersions",
+    "MessageStatus",
+    "StoredFact",
+    "StoredMessage",
+    "StoredSummary",
+    "StoredTopic",
+]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -33,10 +34,20 @@ from graph.db import Database
 from graph.records import StatusChange
 from gumem.pipeline import Pipeline
 from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
-from gumem.records import FactVersions, StoredFact, StoredMessage, StoredSummary, StoredTopic
+from gumem.records import (
+    FactVersions,
+    MessageStatus,
+    StoredFact,
+    StoredMessage,
+    StoredSummary,
+    StoredTopic,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# addMessages(wait: true) polls the batch's status this often at first, then backs off
+WAIT_FIRST_POLL_S = 0.05
+WAIT_MAX_POLL_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -44,6 +55,15 @@ class AddResult:
     accepted: list[str]
     duplicates: list[str]
     processed: int
+    timed_out: bool = False  # waited, and some of the batch was still pending at the end
+
+
+@dataclass(frozen=True)
+class Processing:
+    """Where one asked Message id stands: its status record, or None (not found)."""
+
+    message_id: str
+    found: MessageStatus | None
 
 
 class Memory:
@@ -68,8 +88,19 @@ class Memory:
     def close(self) -> None:
         self._requests.shutdown(wait=False)
 
-    async def add_messages(self, tenant: str, items: list[dict[str, Any]]) -> AddResult:
+    async def add_messages(
+        self,
+        tenant: str,
+        items: list[dict[str, Any]],
+        wait: bool = False,
+        wait_s: float | None = None,
+    ) -> AddResult:
+        """Store a batch (and in sync mode process it within the time budget). In async
+        mode, `wait` returns only once none of the batch's Messages (duplicates included)
+        is pending any more, whoever processes them, or after `wait_s` (default and most:
+        GUMEM_MAX_WAIT_S), saying whether it timed out. In sync mode `wait` changes nothing."""
         tenant = parse_tenant(tenant)
+        bound = self._wait_bound(wait_s)
         started = time.monotonic()
 
         def prepare() -> tuple[Any, list[str]]:  # up to max_batch × max_content_chars
@@ -85,7 +116,44 @@ class Memory:
             users = sorted({m.user_id for m in batch if m.message_id in accepted})
             budget = self.settings.process_timeout_s - (time.monotonic() - started)
             processed = await self._process(self.pipeline, tenant, users, budget)
-        return AddResult(stored.accepted, stored.duplicates, processed)
+        timed_out = False
+        if wait and self.settings.process_mode == "async":
+            ids = list(dict.fromkeys([*stored.accepted, *stored.duplicates]))
+            timed_out = not await self._wait_processed(tenant, ids, bound)
+        return AddResult(stored.accepted, stored.duplicates, processed, timed_out)
+
+    def _wait_bound(self, wait_s: float | None) -> float:
+        """addMessages' `waitSeconds`: more than 0, at most GUMEM_MAX_WAIT_S (its default)."""
+        top = self.settings.max_wait_s
+        if wait_s is None:
+            return top
+        if not math.isfinite(wait_s) or not 0 < wait_s <= top:
+            raise InputError(
+                "waitSeconds", f"must be more than 0 and at most {top:g} (GUMEM_MAX_WAIT_S)"
+            )
+        return wait_s
+
+    async def _wait_processed(self, tenant: str, ids: list[str], bound_s: float) -> bool:
+        """Poll the status of `ids`, backing off from WAIT_FIRST_POLL_S to WAIT_MAX_POLL_S,
+        until none is pending (True) or `bound_s` has passed (False). The batch is durable
+        already: a storage outage ends the wait (False) rather than failing the call."""
+        deadline = time.monotonic() + bound_s
+        delay = WAIT_FIRST_POLL_S
+        left = ids
+        while left:
+            try:
+                found = await reads.message_status(self.db, tenant, left)
+            except StorageUnavailable:
+                log.warning("wait for processing ended: storage unavailable")
+                return False
+            # an id gone meanwhile (deleted) is no longer pending either
+            left = [i for i in left if (m := found.get(i)) is not None and m.status == "pending"]
+            remaining = deadline - time.monotonic()
+            if not left or remaining <= 0:
+                break
+            await asyncio.sleep(min(delay, remaining))
+            delay = min(delay * 2, WAIT_MAX_POLL_S)
+        return not left
 
     async def _process(
         self, pipeline: Pipeline, tenant: str, users: list[str], budget_s: float
@@ -157,6 +225,21 @@ class Memory:
         self, tenant: str, ids: list[str], include_inactive: bool
     ) -> dict[str, list[str]]:
         return await reads.summaries_of_topics(self.db, parse_tenant(tenant), ids, include_inactive)
+
+    async def processing(
+        self, tenant: str, ids: list[str], user_id: str | None = None
+    ) -> list[Processing]:
+        """Where each asked Message id stands in processing, in the order asked (an id asked
+        twice once): the tenant's Messages, only `user_id`'s when given; any other id is
+        not found. At most GUMEM_MAX_BATCH ids (one addMessages batch)."""
+        tenant = parse_tenant(tenant)
+        if len(ids) > self.settings.max_batch:
+            raise InputError("ids", f"at most {self.settings.max_batch} (GUMEM_MAX_BATCH)")
+        asked = list(dict.fromkeys(parse_ident(i, "ids") for i in ids))
+        if user_id is not None:
+            user_id = parse_ident(user_id, "userId")
+        found = await reads.message_status(self.db, tenant, asked, user_id) if asked else {}
+        return [Processing(i, found.get(i)) for i in asked]
 
     async def trace(self, tenant: str, node_id: str) -> Provenance | None:
         """Provenance of a Summary, Fact or Message id, both ways (None: nothing by that id)."""

@@ -10,6 +10,8 @@ from typing import Any
 import yaml
 
 from core.settings import ROOT, Settings
+from gumem.cli import cmd_worker
+from gumem.cli import parser as cli_parser
 
 
 def compose(name: str = "docker-compose.yml") -> dict[str, Any]:
@@ -55,3 +57,53 @@ def test_image_runs_as_an_unprivileged_user() -> None:
     assert users and users[-1] not in {"root", "0"}
     cmd = max(i for i, ln in enumerate(lines) if ln.startswith("CMD "))
     assert max(i for i, ln in enumerate(lines) if ln.startswith("USER ")) < cmd
+
+
+def _defaults(env: dict[str, str]) -> dict[str, str]:
+    """The values compose gives these variables with nothing set: `${X:-d}` is d; a value
+    with no default (`${X}`, `${X:?...}`) is left out."""
+    out = {}
+    for name, value in env.items():
+        if "${" not in value:
+            out[name] = value
+        elif m := re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*:-([^}]*)\}", value):
+            out[name] = m.group(1)
+    return out
+
+
+def test_worker_service_scales_on_the_api_image() -> None:
+    """`docker compose up --scale worker=3`: the same image as the API, `gumem worker`, no
+    published port and nothing that names one container (which scaling forbids)."""
+    services = compose()["services"]
+    api, worker = services["gumem"], services["worker"]
+    assert worker["image"] == api["image"] and worker["build"] == api["build"]
+    assert worker["command"] == ["python", "-m", "gumem.cli", "worker"]
+    args = cli_parser().parse_args(worker["command"][3:])
+    assert args.func is cmd_worker and not args.once
+    for key in ("ports", "container_name", "hostname", "healthcheck"):
+        assert key not in worker, key
+    assert worker["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    # the API applies the schema at start; workers start once it answers
+    assert worker["depends_on"]["gumem"]["condition"] == "service_healthy"
+
+
+def test_worker_environment_is_the_apis_neo4j_without_keys() -> None:
+    services = compose()["services"]
+    api, worker = services["gumem"]["environment"], services["worker"]["environment"]
+    fields = {f"GUMEM_{name.upper()}" for name in Settings.model_fields}
+    assert set(worker) <= fields, set(worker) - fields
+    for name in ("GUMEM_NEO4J_URI", "GUMEM_NEO4J_USER", "GUMEM_NEO4J_PASSWORD"):
+        assert worker[name] == api[name], name
+    assert worker["GUMEM_PROCESS_MODE"] == api["GUMEM_PROCESS_MODE"]
+    assert "GUMEM_API_KEYS" not in worker and "GUMEM_PORT" not in worker
+
+
+def test_api_keeps_its_own_worker_unless_configured() -> None:
+    api = compose()["services"]["gumem"]["environment"]
+    assert api["GUMEM_RUN_WORKER"].startswith("${")  # configurable ...
+    defaults = _defaults(api) | _defaults(compose()["services"]["worker"]["environment"])
+    assert defaults["GUMEM_RUN_WORKER"] == "true"  # ... on by default
+    # every default compose gives is a value the settings accept
+    values = {k.removeprefix("GUMEM_").lower(): v for k, v in defaults.items()}
+    s = Settings.model_validate({**values, "neo4j_password": "a-production-password"})
+    assert s.run_worker is True and s.process_mode == "sync"
