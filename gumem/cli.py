@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import secrets
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,8 +64,13 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
                 done = await memory.pipeline.process_pending(limit=10_000)
                 print(f"processed {done} messages")
                 return 0
+            stop = asyncio.Event()  # SIGTERM (docker stop, scale down) or Ctrl-C
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, stop.set)
             rt.start_worker()
-            await asyncio.Event().wait()  # until interrupted
+            await stop.wait()
+            log.info("worker stopping")
             return 0
         finally:
             await rt.close()

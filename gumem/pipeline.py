@@ -92,13 +92,15 @@ class Pipeline(Consolidation):
             total += r.messages
         return total
 
-    async def process_pending(self, limit: int = 100) -> int:
+    async def process_pending(self, limit: int = 100, stop: asyncio.Event | None = None) -> int:
         """Process every user with Messages due (crash recovery, retries, async mode) that
-        no other worker holds."""
+        no other worker holds; a set `stop` ends the pass after the user in hand."""
         total = 0
         users = await gm.pending_users(self.db, limit, owner=self.owner)
         self.status.pending_users = len(users)
         for tenant, user_id in users:
+            if stop is not None and stop.is_set():
+                break
             total += (await self.process_user(tenant, user_id)).messages
         return total
 
@@ -107,7 +109,7 @@ class Pipeline(Consolidation):
         Any other error ends this call: the supervisor (gumem.worker) restarts it."""
         while not stop.is_set():
             try:
-                done = await self.process_pending()
+                done = await self.process_pending(stop=stop)
                 self.status.last_success = datetime.now(UTC)
             except StorageUnavailable:
                 done = 0

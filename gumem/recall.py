@@ -51,7 +51,7 @@ class Weights:
     lexical: float = 1.0
     summary: float = 0.8
     turn: float = 1.0  # how much a Fact and the turn it cites add to each other's score
-    session: float = 0.1  # how much a session's best evidence adds to its items (0: off)
+    session: float = 0.1  # how much a session's best evidence adds to its turns (0: off)
 
 
 @dataclass(frozen=True)

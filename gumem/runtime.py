@@ -87,7 +87,12 @@ class Runtime:
     async def close(self) -> None:
         if self._worker is not None:
             self._stop.set()
-            await self._worker
+            try:  # a user in hand is finished, or cancelled: its lease is released either way
+                await asyncio.wait_for(self._worker, self.settings.worker_stop_s)
+            except TimeoutError:
+                log.warning(
+                    "worker cancelled after %.0f s of shutdown", self.settings.worker_stop_s
+                )
             self._worker = None
         if self._memory is not None:
             await self._memory.drain(self.settings.process_timeout_s)

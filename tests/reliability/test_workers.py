@@ -272,3 +272,47 @@ async def test_three_workers_and_an_api_one_killed(
         f"[workers] {len(ids)} messages of {USERS} users by {len(owners)} owners in "
         f"{took:.0f} s; all processed exactly once, no duplicate Fact, none lost"
     )
+
+
+async def test_a_stopped_worker_gives_its_leases_back(
+    fleet: tuple[Proc, list[Proc]], memory: Memory
+) -> None:
+    """SIGTERM (docker stop, scale down): the worker finishes or cancels the user in hand
+    within GUMEM_WORKER_STOP_S, releases its leases and exits 0; nobody waits for expiry."""
+    api, workers = fleet
+    db = memory.db
+    msgs, ids = traffic()
+    async with httpx.AsyncClient(timeout=120) as c:
+        for i in range(0, len(msgs), BATCH):
+            r = await c.post(
+                f"{api.url}/graphql",  # type: ignore[attr-defined]
+                json={"query": ADD, "variables": {"m": msgs[i : i + BATCH]}},
+                headers={"Authorization": f"Bearer {KEY}"},
+            )
+            assert r.status_code == 200 and r.json()["data"]["addMessages"]["errors"] == []
+    victim: Proc | None = None
+    deadline = time.monotonic() + 600
+    while victim is None:
+        assert time.monotonic() < deadline, "no worker ever held a lease"
+        pids = {int(owner.split(":")[1]) for owner in (await holders(db)).values()}
+        victim = next((w for w in workers if w.pid in pids and w.alive()), None)
+        if victim is None:
+            await asyncio.sleep(0.2)
+    assert victim.proc is not None
+    t0 = time.monotonic()
+    victim.proc.send_signal(signal.SIGTERM)
+    code = await asyncio.to_thread(victim.proc.wait, 60)
+    took = time.monotonic() - t0
+    assert code == 0, f"exit code {code}; see {victim.log}"
+    still = [o for o in (await holders(db)).values() if int(o.split(":")[1]) == victim.pid]
+    assert still == [], f"live leases left by the stopped worker: {still}"
+    note(f"[workers] SIGTERMed worker pid {victim.pid} exited 0 in {took:.1f} s, no lease left")
+
+    left = await settled(db, 900)
+    assert left == {"pending": 0, "unconsolidated": 0, "dirty": 0}, left
+    once = await rows(
+        db,
+        "MATCH (m:Message) WHERE m.tenant = $t RETURN m.processed_count AS n, count(*) AS c",
+        t=TENANT,
+    )
+    assert {r["n"]: r["c"] for r in once} == {1: len(ids)}
