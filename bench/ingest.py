@@ -44,7 +44,7 @@ from bench.common import (
     store_mb,
     table,
 )
-from graph.memory import pending_users
+from graph.pending import pending_users
 from gumem.runtime import Runtime
 from gumem.service import Memory
 

@@ -15,10 +15,10 @@ from core.records import AuditEntry
 from extract.types import FactRecord
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid, scope_token, user_uid
-from graph.memory import NewSummary, summary_row
 from graph.nodes import LABELS
 from graph.queries import query
 from graph.records import AffectedSummary, TopicUsage
+from graph.topic_summary_writes import NewSummary, summary_row
 
 
 class ConflictError(GumemError):
@@ -273,7 +273,7 @@ async def delete_message(
 
 
 async def _bump(tx: AsyncManagedTransaction, tenant: str, user_id: str) -> None:
-    """Change the user's fencing token (graph.memory.user_token): a processing run that
+    """Change the user's fencing token (graph.fencing.user_token): a processing run that
     read the user's Messages before this transaction can no longer write."""
     await tx_rows(tx, query("bump_generation"), user_uid=user_uid(tenant, user_id))
 

@@ -20,8 +20,10 @@ from extract.topics import (
     topic_embedding_text,
 )
 from extract.types import FactRecord
-from graph import memory as gm
+from graph import filed_facts as gf
+from graph import topic_summary_writes as gts
 from graph.db import Database
+from graph.ids import stable_id
 from gumem.models import Models
 
 
@@ -45,23 +47,23 @@ class Consolidation:
         `dirty` since the last consolidation (written, re-merged, superseded), the Topics
         they are or get filed under (a correction's: the Topic of what it corrects), the
         filed Facts that can vote on a new one's Topic (its sessions, slot families and
-        time, `gm.facts_near`) and the Summaries of those Topics; a Topic nothing touched
+        time, `gf.facts_near`) and the Summaries of those Topics; a Topic nothing touched
         would plan the same Summaries again. `marked`: the user may carry a consolidation
         mark, to clear even when nothing changed (otherwise that costs no write; a stale
         mark goes to the worker). Its writes are fenced by the token read here, before
         what it reads."""
         started = datetime.now(UTC)
         token = await self._token(tenant, user_id)
-        dirty = await gm.dirty_facts(self.db, tenant, user_id)
+        dirty = await gf.dirty_facts(self.db, tenant, user_id)
         if not dirty:
             if marked:
-                await gm.mark_consolidated(self.db, tenant, user_id, started, token)
+                await gts.mark_consolidated(self.db, tenant, user_id, started, token)
             return 0, 0
         unfiled_all = [x for x in dirty if x.active and x.topic is None]
         unfiled = [x.fact for x in unfiled_all]
         corrections = [(x.fact, x.prev_topic) for x in unfiled_all if x.prev_topic]
         to_file = [x.fact for x in unfiled_all if not x.prev_topic]
-        topics = await gm.user_topics(self.db, tenant, user_id)
+        topics = await gts.user_topics(self.db, tenant, user_id)
         choices: dict[str, TopicChoice] = {}
         if to_file:
             near = await self._voters(tenant, user_id, unfiled)
@@ -84,7 +86,7 @@ class Consolidation:
         for choice in {c.name: c for c in choices.values()}.values():
             if choice.name in topic_ids:
                 continue
-            tid = gm.stable_id("t", tenant, user_id, choice.name)
+            tid = stable_id("t", tenant, user_id, choice.name)
             text = topic_embedding_text(choice.name)
             new_topics.append(
                 {
@@ -105,7 +107,7 @@ class Consolidation:
         touched = sorted({x.topic for x in dirty if x.topic} | {c.name for c in choices.values()})
         filed = [
             (x.fact, x.topic)
-            for x in await gm.facts_of_topics(self.db, tenant, user_id, touched)
+            for x in await gf.facts_of_topics(self.db, tenant, user_id, touched)
             if x.topic is not None
         ]
         filed += corrections
@@ -114,13 +116,13 @@ class Consolidation:
             by_topic[t].append(f)
         for f in unfiled:
             by_topic[choices[f.fact_id].name].append(f)
-        current = await gm.active_summaries(self.db, tenant, user_id, list(by_topic))
+        current = await gts.active_summaries(self.db, tenant, user_id, list(by_topic))
         summaries, retire = await asyncio.to_thread(
             self._plan_summaries, tenant, user_id, by_topic, topic_ids, current
         )
         summaries = await self._embed_summaries(tenant, summaries, current)
         assign = [{"fact_id": f.fact_id, "topic": choices[f.fact_id].name} for f in unfiled]
-        await gm.write_consolidation(
+        await gts.write_consolidation(
             self.db,
             tenant,
             user_id,
@@ -135,14 +137,14 @@ class Consolidation:
         )
         return len(summaries), len(retire)
 
-    async def _voters(self, tenant: str, user_id: str, new: list[FactRecord]) -> list[gm.Filed]:
+    async def _voters(self, tenant: str, user_id: str, new: list[FactRecord]) -> list[gf.Filed]:
         """The filed Facts whose Topic can vote on the new facts' (extract/topics.py
         `_closeness`: one session, one slot family or within the context window)."""
         window = DEFAULT_CONTEXT_WINDOW
         sessions = sorted({s for f in new for s in f.session_ids})
         families = sorted({slot_family(f.slot) for f in new if f.slot})
         spans = [(f.time_start - window, f.time_end + window) for f in new]
-        return await gm.facts_near(self.db, tenant, user_id, sessions, families, spans)
+        return await gf.facts_near(self.db, tenant, user_id, sessions, families, spans)
 
     async def rebuild(
         self,
@@ -153,20 +155,20 @@ class Consolidation:
         restored: list[str],
         purged: list[str],
         revise: Callable[[FactRecord], FactRecord] | None = None,
-    ) -> list[gm.NewSummary]:
+    ) -> list[gts.NewSummary]:
         """Summaries re-derived for `topics` as they will be once `removed` facts are gone
         (and kept ones are as `revise` makes them)."""
-        facts = await gm.facts_of_topics(self.db, tenant, user_id, topics, also=restored)
+        facts = await gf.facts_of_topics(self.db, tenant, user_id, topics, also=restored)
         by_topic: dict[str, list[FactRecord]] = defaultdict(list)
         for x in facts:
             if x.topic in topics and x.fact.fact_id not in removed:
                 by_topic[x.topic].append(revise(x.fact) if revise else x.fact)
         current = [
             c
-            for c in await gm.active_summaries(self.db, tenant, user_id, topics)
-            if c["summary_id"] not in purged
+            for c in await gts.active_summaries(self.db, tenant, user_id, topics)
+            if c.summary_id not in purged
         ]
-        known = {t.name: t.topic_id for t in await gm.user_topics(self.db, tenant, user_id)}
+        known = {t.name: t.topic_id for t in await gts.user_topics(self.db, tenant, user_id)}
         out, _retire = await asyncio.to_thread(
             self._plan_summaries, tenant, user_id, by_topic, known, current
         )
@@ -175,23 +177,23 @@ class Consolidation:
     async def _embed_summaries(
         self,
         tenant: str,
-        planned: list[gm.NewSummary],
-        current: list[dict[str, Any]] | None = None,
-    ) -> list[gm.NewSummary]:
+        planned: list[gts.NewSummary],
+        current: list[gts.CurrentSummary] | None = None,
+    ) -> list[gts.NewSummary]:
         """The planned Summaries with the embeddings of their content: a text one of the
         `current` Summaries already has keeps its vector (read for those texts only), only
         changed texts are embedded."""
         if not planned:
             return planned
         texts = {s.draft.content for s in planned}
-        same = [c["summary_id"] for c in current or () if c["content"] in texts]
-        have = await gm.summary_embeddings(self.db, tenant, same)
+        same = [c.summary_id for c in current or () if c.content in texts]
+        have = await gts.summary_embeddings(self.db, tenant, same)
         todo = sorted(texts - have.keys())
         if todo:
             vecs = await asyncio.to_thread(self.models.embedder.embed_passages, todo)
             have.update(zip(todo, vecs, strict=True))
         return [
-            gm.NewSummary(
+            gts.NewSummary(
                 s.summary_id, s.topic_id, s.key, s.version, s.draft, have[s.draft.content]
             )
             for s in planned
@@ -203,26 +205,26 @@ class Consolidation:
         user_id: str,
         by_topic: dict[str, list[FactRecord]],
         topic_ids: dict[str, str],
-        current: list[dict[str, Any]],
-    ) -> tuple[list[gm.NewSummary], list[dict[str, Any]]]:
+        current: list[gts.CurrentSummary],
+    ) -> tuple[list[gts.NewSummary], list[dict[str, Any]]]:
         now = datetime.now(UTC)
-        existing = {c["summary_id"]: c for c in current}
+        existing = {c.summary_id: c for c in current}
         stored: dict[str, list[_Stored]] = defaultdict(list)  # the current ones by topic
         for row in current:
-            stored[row["topic"]].append(_Stored.of(row))
-        out: list[gm.NewSummary] = []
+            stored[row.topic].append(_Stored.of(row))
+        out: list[gts.NewSummary] = []
         keep: set[str] = set()
         for topic, facts in sorted(by_topic.items()):
             slots = {f.fact_id: f.slot for f in facts if f.slot}
             for draft in build_summaries(topic, facts, now=now):
                 key = summary_key(topic, draft.source_fact_ids)
-                sid = gm.stable_id("s", tenant, user_id, key, draft.content)
+                sid = stable_id("s", tenant, user_id, key, draft.content)
                 if sid in existing:
                     keep.add(sid)
                     continue
                 prev = [x for x in stored[topic] if x.related(draft.source_fact_ids, slots)]
                 version = 1 + max((x.version for x in prev), default=0)
-                out.append(gm.NewSummary(sid, topic_ids[topic], key, version, draft, None))
+                out.append(gts.NewSummary(sid, topic_ids[topic], key, version, draft, None))
         all_slots = {f.fact_id: f.slot for fs in by_topic.values() for f in fs if f.slot}
         retire = []
         for topic, olds in stored.items():
@@ -248,13 +250,8 @@ class _Stored:
     slots: frozenset[str]
 
     @classmethod
-    def of(cls, row: dict[str, Any]) -> _Stored:
-        return cls(
-            row["summary_id"],
-            row["version"] or 1,
-            frozenset(row["source_facts"] or ()),
-            frozenset(row.get("slots") or ()),
-        )
+    def of(cls, row: gts.CurrentSummary) -> _Stored:
+        return cls(row.summary_id, row.version, frozenset(row.source_facts), frozenset(row.slots))
 
     def related(self, fact_ids: tuple[str, ...], slots: dict[str, str]) -> bool:
         """It and a new draft share a fact, or a slot (a correction)."""

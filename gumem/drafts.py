@@ -9,11 +9,12 @@ from dataclasses import replace
 
 from extract.types import Extraction, FactDraft, MessageRecord, Rejection
 from extract.zh_grammar import carry_over
-from graph import memory as gm
+from graph.fact_writes import NewFact
+from graph.ids import stable_id
 
 
 def fact_id(tenant: str, user_id: str, d: FactDraft) -> str:
-    return gm.stable_id("f", tenant, user_id, d.key, d.content)
+    return stable_id("f", tenant, user_id, d.key, d.content)
 
 
 def group_drafts(
@@ -28,8 +29,8 @@ def group_drafts(
 
 
 def carried(
-    new: list[gm.NewFact], replaces: dict[str, str], contents: dict[str, str]
-) -> list[gm.NewFact]:
+    new: list[NewFact], replaces: dict[str, str], contents: dict[str, str]
+) -> list[NewFact]:
     """Each Chinese change that keeps the rest, worded as the Fact it replaces with the
     changed part put in ("X改成在Y吃了，日期不变" over "…在Z订了一桌" → "…在Y订了一桌")."""
     out = []

@@ -13,7 +13,7 @@ from core.errors import InputError
 from core.inputs import parse_ident, parse_tenant
 from core.records import AuditEntry
 from graph import deletion as gd
-from graph.memory import NewSummary
+from graph.topic_summary_writes import NewSummary
 from gumem.service import Memory
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from gumem.records import StoredFact, StoredMessage, StoredSummary, StoredTopic
 
 
 def _encoded(value: dict[str, object]) -> str:
-    """A JSON property as stored (graph.ingest and graph.memory encode it so)."""
+    """A JSON property as stored (graph.ingest and graph.topic_summary_writes encode it so)."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 

@@ -27,8 +27,10 @@ from extract.types import (
     Rejection,
     authored,
 )
-from graph import memory as gm
+from graph import fact_writes, failures, fencing
 from graph.db import Database
+from graph.pending import consolidation_due, event_window, pending_messages, pending_users
+from graph.topic_summary_writes import mark_consolidated
 from gumem.consolidation import Consolidation
 from gumem.drafts import carried, group_drafts, merge_drafts, rejected_messages
 from gumem.extractor import Extractor, Failure, Task, log_failure
@@ -96,7 +98,7 @@ class Pipeline(Consolidation):
         """Process every user with Messages due (crash recovery, retries, async mode) that
         no other worker holds; a set `stop` ends the pass after the user in hand."""
         total = 0
-        users = await gm.pending_users(self.db, limit, owner=self.owner)
+        users = await pending_users(self.db, limit, owner=self.owner)
         self.status.pending_users = len(users)
         for tenant, user_id in users:
             if stop is not None and stop.is_set():
@@ -122,7 +124,7 @@ class Pipeline(Consolidation):
         return self._locks[(tenant, user_id)]
 
     async def process_user(self, tenant: str, user_id: str, wait_s: float = 0.0) -> Report:
-        """Process one user's pending Messages under its lease (gm.claim_lease): any number
+        """Process one user's pending Messages under its lease (fencing.claim_lease): any number
         of processes on any number of machines process each user serially. A user another
         owner holds is waited for up to `wait_s`, then left to it (an empty Report)."""
         async with self._locks[(tenant, user_id)], self._lease(tenant, user_id, wait_s) as held:
@@ -131,10 +133,10 @@ class Pipeline(Consolidation):
             for _ in range(FENCE_RETRIES):
                 try:
                     return await self._process_user(tenant, user_id)
-                except gm.LeaseLost:
+                except fencing.LeaseLost:
                     log.warning("processing lease taken by another worker: left to it")
                     return Report()
-                except gm.Fenced:
+                except fencing.Fenced:
                     log.info("processing fenced by a deletion: starting over")
             return Report()  # still pending: the worker takes it up
 
@@ -146,7 +148,7 @@ class Pipeline(Consolidation):
         ttl = self.settings.lease_ttl_s
         deadline = time.monotonic() + wait_s
         while True:
-            lease = await gm.claim_lease(self.db, tenant, user_id, self.owner, ttl)
+            lease = await fencing.claim_lease(self.db, tenant, user_id, self.owner, ttl)
             if lease is not None or time.monotonic() >= deadline:
                 break
             await asyncio.sleep(min(0.2, max(deadline - time.monotonic(), 0.0)))
@@ -160,7 +162,9 @@ class Pipeline(Consolidation):
             while True:
                 await asyncio.sleep(ttl / 3)
                 with contextlib.suppress(StorageUnavailable):
-                    if not await gm.renew_lease(self.db, tenant, user_id, self.owner, lease, ttl):
+                    if not await fencing.renew_lease(
+                        self.db, tenant, user_id, self.owner, lease, ttl
+                    ):
                         return  # taken: the run's next write is fenced
 
         heartbeat = asyncio.create_task(renew())
@@ -172,24 +176,24 @@ class Pipeline(Consolidation):
                 await heartbeat
             self._leases.pop(key, None)
             with contextlib.suppress(StorageUnavailable):
-                await gm.release_lease(self.db, tenant, user_id, self.owner, lease)
+                await fencing.release_lease(self.db, tenant, user_id, self.owner, lease)
 
     async def _token(self, tenant: str, user_id: str) -> str | None:
         """The user's fencing token; LeaseLost if it no longer carries this run's lease."""
-        token = await gm.user_token(self.db, tenant, user_id)
+        token = await fencing.user_token(self.db, tenant, user_id)
         held = self._leases.get((tenant, user_id))
-        if token is not None and held is not None and gm.lease_of(token) != held:
-            raise gm.LeaseLost("another worker holds this user's processing lease")
+        if token is not None and held is not None and fencing.lease_of(token) != held:
+            raise fencing.LeaseLost("another worker holds this user's processing lease")
         return token
 
     async def _process_user(self, tenant: str, user_id: str) -> Report:
         token = await self._token(tenant, user_id)  # before the Messages
-        pending = await gm.pending_messages(self.db, tenant, user_id)
+        pending = await pending_messages(self.db, tenant, user_id)
         if not pending:
             return await self._finish_consolidation(tenant, user_id)
         try:
             return await self._process(tenant, user_id, pending, token)
-        except (StorageUnavailable, gm.Fenced):
+        except (StorageUnavailable, fencing.Fenced):
             raise  # pending Messages or the user's consolidation mark bring it back
         except Exception as exc:
             _log_error("processing failed", exc)
@@ -215,7 +219,7 @@ class Pipeline(Consolidation):
         for group in chat + ([events] if events else []):
             try:
                 r = await self._process(tenant, user_id, group, token)
-            except (StorageUnavailable, gm.Fenced):
+            except (StorageUnavailable, fencing.Fenced):
                 raise
             except Exception as again:
                 _log_error("processing failed", again)
@@ -239,7 +243,7 @@ class Pipeline(Consolidation):
             len(failed),
             ", ".join(sorted(set(failed.values()))),
         )
-        await gm.mark_failed(
+        await failures.mark_failed(
             self.db,
             tenant,
             failed,
@@ -249,18 +253,18 @@ class Pipeline(Consolidation):
 
     async def _finish_consolidation(self, tenant: str, user_id: str) -> Report:
         """Consolidate Facts written by a run that stopped before consolidating them."""
-        if not await gm.consolidation_due(self.db, tenant, user_id):
+        if not await consolidation_due(self.db, tenant, user_id):
             return Report()
         report = Report()
         try:
             report.summaries, report.retired = await self._consolidate(tenant, user_id, marked=True)
-        except (StorageUnavailable, gm.Fenced):
+        except (StorageUnavailable, fencing.Fenced):
             raise
         except Exception as exc:
             # the user's next Messages consolidate again; retrying here would loop
             _log_error("consolidation failed", exc)
             token = await self._token(tenant, user_id)
-            await gm.mark_consolidated(self.db, tenant, user_id, datetime.now(UTC), token)
+            await mark_consolidated(self.db, tenant, user_id, datetime.now(UTC), token)
         return report
 
     async def _process(
@@ -275,13 +279,13 @@ class Pipeline(Consolidation):
         facts = await self._resolve_slots(tenant, user_id, list(extraction.facts))
         groups = group_drafts(tenant, user_id, facts)
         drafts = {fid: merge_drafts(parts) for fid, parts in groups.items()}
-        known = await gm.existing_fact_ids(self.db, tenant, list(drafts))
+        known = await fact_writes.existing_fact_ids(self.db, tenant, list(drafts))
         done = [m for m in pending if m.message_id not in failed]
         chat = [m for m in done if m.event_type == "message"]
         msg_vec, emb = await asyncio.to_thread(
             self._embed, chat, {f: d for f, d in drafts.items() if f not in known}
         )
-        new = [gm.NewFact(fid, d, emb.get(fid), groups[fid]) for fid, d in drafts.items()]
+        new = [fact_writes.NewFact(fid, d, emb.get(fid), groups[fid]) for fid, d in drafts.items()]
         processed = {m.message_id: msg_vec.get(m.message_id) for m in done}
         stamps = {m.message_id: m.timestamp for m in done}
         replaces, new = (
@@ -289,7 +293,7 @@ class Pipeline(Consolidation):
         )
         t2 = time.perf_counter()
         superseded = (
-            await gm.write_facts(
+            await fact_writes.write_facts(
                 self.db,
                 tenant,
                 user_id,
@@ -337,7 +341,7 @@ class Pipeline(Consolidation):
         heads = sorted({d.slot for d in drafts if d.slot and ":" not in d.slot})
         if not heads:
             return drafts
-        known = await gm.active_slots(self.db, tenant, user_id, heads)
+        known = await fact_writes.active_slots(self.db, tenant, user_id, heads)
         known += [d.slot for d in drafts if d.slot and ":" in d.slot]
         out = []
         for d in drafts:
@@ -355,17 +359,19 @@ class Pipeline(Consolidation):
         try:
             try:
                 return await self._consolidate(tenant, user_id, marked=marked)
-            except gm.Fenced:  # a deletion since the facts were written: consolidate what is left
+            except (
+                fencing.Fenced
+            ):  # a deletion since the facts were written: consolidate what is left
                 return await self._consolidate(tenant, user_id, marked=True)
-        except (StorageUnavailable, gm.Fenced):
+        except (StorageUnavailable, fencing.Fenced):
             raise
         except Exception as exc:
             _log_error("consolidation failed", exc)
             return 0, 0
 
     async def _conflicts(
-        self, tenant: str, user_id: str, new: list[gm.NewFact], stamps: dict[str, datetime]
-    ) -> tuple[dict[str, str], list[gm.NewFact]]:
+        self, tenant: str, user_id: str, new: list[fact_writes.NewFact], stamps: dict[str, datetime]
+    ) -> tuple[dict[str, str], list[fact_writes.NewFact]]:
         """Implicit conflicts (extract/conflicts.py): new fact id → the older Fact it
         replaces, among the user's stored active Facts and this batch's earlier ones; and
         the new Facts, a Chinese change that keeps the rest ("…，日期不变") carried into the
@@ -392,7 +398,7 @@ class Pipeline(Consolidation):
         vectors = [list(c.embedding) for c in claims if candidate(c) and c.embedding is not None]
         if not vectors:
             return {}, new
-        stored = await gm.conflict_candidates(
+        stored = await fact_writes.conflict_candidates(
             self.db,
             tenant,
             user_id,
@@ -468,7 +474,7 @@ class Pipeline(Consolidation):
             since = min(m.timestamp for m in events_pending) - timedelta(
                 days=self.settings.event_window_days
             )
-            window = await gm.event_window(
+            window = await event_window(
                 self.db,
                 tenant,
                 user_id,

@@ -26,8 +26,7 @@ from core.settings import Settings
 from extract.decay import MEMORY_STATUSES, effective_weight, next_status
 from extract.lang import detect_lang
 from extract.timecues import parse_time_cue
-from graph import governance, ingest, reads, schema
-from graph import memory as gmem
+from graph import failures, governance, ingest, reads, schema
 from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
@@ -321,24 +320,24 @@ class Memory:
 
     async def failed_messages(
         self, tenant: str, user_id: str | None, limit: int, offset: int
-    ) -> list[gmem.FailedMessage]:
+    ) -> list[failures.FailedMessage]:
         if user_id is not None:
             user_id = parse_ident(user_id, "userId")
-        return await gmem.failed_messages(self.db, tenant, user_id, limit, offset)
+        return await failures.failed_messages(self.db, tenant, user_id, limit, offset)
 
     async def retry_messages(self, tenant: str, ids: list[str]) -> int:
         """Re-queue failed Messages by id (others are left as they are); how many."""
         if len(ids) > self.settings.max_batch:
             raise InputError("ids", f"at most {self.settings.max_batch}")
         ids = [parse_ident(i, "ids") for i in ids]
-        per_user = await gmem.retry_messages(self.db, tenant, ids) if ids else {}
+        per_user = await failures.retry_messages(self.db, tenant, ids) if ids else {}
         self._reprocess(tenant, sorted(per_user))
         return sum(per_user.values())
 
     async def retry_failed(self, tenant: str, user_id: str) -> int:
         """Re-queue every failed Message of one user; how many."""
         user_id = parse_ident(user_id, "userId")
-        n = await gmem.retry_failed(self.db, tenant, user_id)
+        n = await failures.retry_failed(self.db, tenant, user_id)
         self._reprocess(tenant, [user_id] if n else [])
         return n
 

@@ -9,8 +9,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from extract.types import FactDraft
-from graph import memory as gm
 from graph.db import Database
+from graph.fact_writes import NewFact, active_slots, write_facts
+from graph.fencing import user_token
+from graph.filed_facts import dirty_facts
+from graph.pending import event_window, pending_messages
 from gumem.service import Memory
 
 TENANT = "tenant-a"
@@ -50,9 +53,9 @@ def draft(content: str, sources: tuple[str, ...], minute: int, **kw: Any) -> Fac
     )
 
 
-async def write(memory: Memory, facts: list[gm.NewFact]) -> None:
-    token = await gm.user_token(memory.db, TENANT, USER)
-    await gm.write_facts(memory.db, TENANT, USER, facts, {}, token)
+async def write(memory: Memory, facts: list[NewFact]) -> None:
+    token = await user_token(memory.db, TENANT, USER)
+    await write_facts(memory.db, TENANT, USER, facts, {}, token)
 
 
 async def consolidate(memory: Memory) -> None:
@@ -65,8 +68,8 @@ async def test_a_remerge_that_brings_nothing_new_leaves_the_fact_consolidated(
 ) -> None:
     items = [msg(f"e{i}", f"viewed item {i}", i) for i in range(3)]
     await Memory(memory.db, memory.settings, None).add_messages(TENANT, items)
-    a = gm.NewFact("f_a", draft("User often views oak tables", ("e0", "e1"), 0), None)
-    b = gm.NewFact("f_b", draft("User often views steel lamps", ("e1",), 1), None)
+    a = NewFact("f_a", draft("User often views oak tables", ("e0", "e1"), 0), None)
+    b = NewFact("f_b", draft("User often views steel lamps", ("e1",), 1), None)
     await write(memory, [a, b])
     assert await dirty(memory.db) == {"f_a": True, "f_b": True}
     await consolidate(memory)
@@ -92,12 +95,12 @@ async def test_bare_slots_resolve_by_prefix_to_active_slots_only(memory: Memory)
     old = draft("Old glasses prescription", ("p0",), 0, slot="prescription:glass")
     new = draft("New glasses prescription", ("p1",), 1, slot="prescription:glass")
     other = draft("Prescriptions shop", ("p2",), 2, slot="prescriptions")
-    await write(memory, [gm.NewFact("f_old", old, None)])
-    await write(memory, [gm.NewFact("f_new", new, None), gm.NewFact("f_other", other, None)])
-    found = await gm.active_slots(memory.db, TENANT, USER, ["prescription", "nothing"])
+    await write(memory, [NewFact("f_old", old, None)])
+    await write(memory, [NewFact("f_new", new, None), NewFact("f_other", other, None)])
+    found = await active_slots(memory.db, TENANT, USER, ["prescription", "nothing"])
     # a prefix, not a head: the caller compares heads; superseded Facts are not read
     assert sorted(found) == ["prescription:glass", "prescriptions"]
-    assert await gm.active_slots(memory.db, TENANT, USER, []) == []
+    assert await active_slots(memory.db, TENANT, USER, []) == []
 
 
 async def test_event_window_is_bounded_and_keeps_the_batch(memory: Memory) -> None:
@@ -107,14 +110,14 @@ async def test_event_window_is_bounded_and_keeps_the_batch(memory: Memory) -> No
     ]
     chat = [msg("t0", "I like tea.", 2)]
     await Memory(memory.db, memory.settings, None).add_messages(TENANT, events + chat)
-    pending = await gm.pending_messages(memory.db, TENANT, USER)
+    pending = await pending_messages(memory.db, TENANT, USER)
     assert [m.timestamp for m in pending][:3] == [T0 + timedelta(minutes=i) for i in (0, 1, 2)]
     until = T0 + timedelta(minutes=4)
     # the latest 2 events of the window, the batch's own (v0) whatever its time, no chat
-    window = await gm.event_window(memory.db, TENANT, USER, T0, until, limit=2, batch=["v0"])
+    window = await event_window(memory.db, TENANT, USER, T0, until, limit=2, batch=["v0"])
     assert [m.message_id for m in window] == ["v0", "v3", "v4"]
     assert window[0].timestamp == T0 and window[0].timestamp.utcoffset() == timedelta(0)
-    every = await gm.event_window(memory.db, TENANT, USER, T0, until, limit=200, batch=[])
+    every = await event_window(memory.db, TENANT, USER, T0, until, limit=200, batch=[])
     assert [m.message_id for m in every] == [f"v{i}" for i in range(5)]
 
 
@@ -122,8 +125,8 @@ async def test_consolidation_reads_decode_times(memory: Memory) -> None:
     await Memory(memory.db, memory.settings, None).add_messages(
         TENANT, [msg("t0", "I like tea.", 0), msg("t1", "I like green tea.", 3)]
     )
-    f = gm.NewFact("f_tea", draft("User likes tea", ("t0", "t1"), 0), None)
+    f = NewFact("f_tea", draft("User likes tea", ("t0", "t1"), 0), None)
     await write(memory, [f])
-    (x,) = await gm.dirty_facts(memory.db, TENANT, USER)
+    (x,) = await dirty_facts(memory.db, TENANT, USER)
     assert x.fact.time_start == T0 and x.fact.time_end == T0
     assert x.fact.time_start.utcoffset() == timedelta(0)

@@ -15,10 +15,13 @@ import pytest
 
 from core.settings import Settings
 from extract.types import FactDraft
-from graph import memory as gm
 from graph.db import Database, make_driver, native
+from graph.fact_writes import NewFact, write_facts
+from graph.fencing import Fenced, user_token
 from graph.ingest import user_uid
+from graph.pending import pending_messages
 from graph.queries import query
+from graph.topic_summary_writes import write_consolidation
 from gumem import erasure
 from gumem.pipeline import Pipeline
 from gumem.service import Memory
@@ -255,11 +258,11 @@ async def test_identical_facts_keep_all_their_sources(memory: Memory) -> None:
 
 async def test_a_stale_token_writes_nothing(memory: Memory) -> None:
     await store(memory, [*FIRST, msg(TARGET, "I am allergic to peanuts.", 2)])
-    token = await gm.user_token(memory.db, TENANT, USER)
-    pending = await gm.pending_messages(memory.db, TENANT, USER)
+    token = await user_token(memory.db, TENANT, USER)
+    pending = await pending_messages(memory.db, TENANT, USER)
     assert token is not None and len(pending) == 3
     await erasure.delete_message(memory, TENANT, TARGET)
-    assert await gm.user_token(memory.db, TENANT, USER) != token
+    assert await user_token(memory.db, TENANT, USER) != token
 
     ok = [m for m in pending if m.message_id != TARGET]  # even facts of kept Messages
     draft = FactDraft(
@@ -271,11 +274,11 @@ async def test_a_stale_token_writes_nothing(memory: Memory) -> None:
         lang="en",
         key="preference:diet",
     )
-    new = [gm.NewFact("f_stale", draft, None)]
-    with pytest.raises(gm.Fenced):
-        await gm.write_facts(memory.db, TENANT, USER, new, {m.message_id: None for m in ok}, token)
-    with pytest.raises(gm.Fenced):
-        await gm.write_consolidation(
+    new = [NewFact("f_stale", draft, None)]
+    with pytest.raises(Fenced):
+        await write_facts(memory.db, TENANT, USER, new, {m.message_id: None for m in ok}, token)
+    with pytest.raises(Fenced):
+        await write_consolidation(
             memory.db,
             TENANT,
             USER,
@@ -290,11 +293,11 @@ async def test_a_stale_token_writes_nothing(memory: Memory) -> None:
     assert await statuses(memory.db) == {"a1": "pending", "a2": "pending"}
 
     # forgetting changes it too, and a user re-created later never matches an old token
-    fresh = await gm.user_token(memory.db, TENANT, USER)
+    fresh = await user_token(memory.db, TENANT, USER)
     await erasure.forget_user(memory, TENANT, USER)
-    assert await gm.user_token(memory.db, TENANT, USER) is None
+    assert await user_token(memory.db, TENANT, USER) is None
     await store(memory, FIRST)
-    again = await gm.user_token(memory.db, TENANT, USER)
+    again = await user_token(memory.db, TENANT, USER)
     assert again is not None and again not in (token, fresh)
 
 
@@ -326,8 +329,8 @@ async def test_a_write_waiting_on_the_deletions_lock_sees_its_token(memory: Memo
     """The fence reads the token after it holds the User lock: a run's write that starts
     while a deletion's transaction is open waits for it, then writes nothing."""
     await store(memory, FIRST)
-    token = await gm.user_token(memory.db, TENANT, USER)
-    pending = await gm.pending_messages(memory.db, TENANT, USER)
+    token = await user_token(memory.db, TENANT, USER)
+    pending = await pending_messages(memory.db, TENANT, USER)
     draft = FactDraft(
         content="The user is vegetarian",
         kind="preference",
@@ -341,11 +344,11 @@ async def test_a_write_waiting_on_the_deletions_lock_sees_its_token(memory: Memo
         tx = await session.begin_transaction()
         await tx.run(query("bump_generation"), user_uid=user_uid(TENANT, USER))
         write = asyncio.create_task(
-            gm.write_facts(
+            write_facts(
                 memory.db,
                 TENANT,
                 USER,
-                [gm.NewFact("f_waiting", draft, None)],
+                [NewFact("f_waiting", draft, None)],
                 {m.message_id: None for m in pending},
                 token,
             )
@@ -353,7 +356,7 @@ async def test_a_write_waiting_on_the_deletions_lock_sees_its_token(memory: Memo
         await asyncio.sleep(1.0)
         assert not write.done(), "the run's write waits for the deletion's lock"
         await tx.commit()
-    with pytest.raises(gm.Fenced):
+    with pytest.raises(Fenced):
         await asyncio.wait_for(write, 60)
     assert await facts(memory.db) == []
     assert set((await statuses(memory.db)).values()) == {"pending"}

@@ -108,6 +108,6 @@ def test_an_upward_import_is_caught(module: str, source: str) -> None:
 
 def test_downward_and_sideways_imports_pass() -> None:
     assert not violations("api.schema", "from gumem.service import Memory\nfrom core import errors")
-    assert not violations("graph.memory", "from extract.types import FactRecord\n")
+    assert not violations("graph.filed_facts", "from extract.types import FactRecord\n")
     assert not violations("gumem.cli", "from api.app import create_app\n")
     assert not violations("gumem.recall", "from . import models\n", is_package=False)

@@ -1,0 +1,193 @@
+"""A batch's Facts written: what the write step reads first (the ids already stored, the
+Facts a correction may replace, the active slots), and the fenced write of the Facts,
+their sources and supersessions, with the batch's Messages marked processed."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from extract.conflicts import Known
+from extract.types import FactDraft
+from graph.db import Database, native, tx_rows
+from graph.fencing import fence
+from graph.ids import entity_id, entity_rows
+from graph.ingest import message_uid, scope_token, user_uid
+from graph.queries import query
+
+
+async def existing_fact_ids(db: Database, tenant: str, ids: list[str]) -> set[str]:
+    rows = await db.rows(query("existing_facts"), tenant=tenant, ids=ids)
+    return {r["fact_id"] for r in rows}
+
+
+@dataclass(frozen=True)
+class NewFact:
+    fact_id: str
+    draft: FactDraft  # the drafts of `parts` merged
+    embedding: list[float] | None
+    parts: tuple[FactDraft, ...] = ()  # every draft of the batch with this id
+
+
+def provenance(tenant: str, user_id: str, d: FactDraft) -> str:
+    """One contribution to a Fact as stored (JSON): what a deletion must be able to undo."""
+    return json.dumps(
+        {
+            "sources": list(d.source_message_ids),
+            "anchors": list(d.anchors),
+            "entities": [entity_id(tenant, user_id, e) for e in d.entities],
+            "time_start": d.time_start.isoformat(),
+            "time_end": d.time_end.isoformat(),
+        },
+        ensure_ascii=False,
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+
+
+def _fact_row(tenant: str, user_id: str, nf: NewFact) -> dict[str, Any]:
+    d = nf.draft
+    return {
+        "fact_id": nf.fact_id,
+        "key": d.key,
+        "content": d.content,
+        "kind": d.kind,
+        "slot": d.slot,
+        "value": d.value,
+        "polarity": d.polarity,
+        "explicit": d.explicit,
+        "confidence": d.confidence,
+        "lang": d.lang,
+        "labels": list(d.labels),
+        "time_start": d.time_start,
+        "time_end": d.time_end,
+        "embedding": nf.embedding,
+        "anchors": list(d.anchors),
+        "source_uids": [message_uid(tenant, i) for i in d.source_message_ids],
+        "provenance": list(dict.fromkeys(provenance(tenant, user_id, p) for p in nf.parts or (d,))),
+        "entity_names": [e.name for e in d.entities],
+        "entities": entity_rows(tenant, user_id, d.entities),
+    }
+
+
+async def write_facts(
+    db: Database,
+    tenant: str,
+    user_id: str,
+    facts: list[NewFact],
+    processed: dict[str, list[float] | None],
+    token: str | None,
+    replaces: dict[str, str] | None = None,
+    rejected: set[str] | None = None,
+    owner: str | None = None,
+) -> list[str]:
+    """Merge facts, supersede older ones on their slots (and the ones in `replaces`: new
+    fact id → older fact id), mark messages processed (and `rejected`: those whose
+    extraction gave nothing but rejections); nothing at all (Fenced) if a deletion moved
+    the user since `token` was read."""
+    rejected = rejected or set()
+    rows = [_fact_row(tenant, user_id, f) for f in facts]
+    rows.sort(key=lambda r: (r["time_end"], r["fact_id"]))
+    now = datetime.now(UTC)
+
+    async def work(tx: AsyncManagedTransaction) -> list[str]:
+        await fence(tx, tenant, user_id, token)
+        out = (
+            await tx_rows(
+                tx,
+                query("write_facts"),
+                facts=rows,
+                tenant=tenant,
+                user_id=user_id,
+                now=now,
+                scope=scope_token(tenant, user_id),
+            )
+            if rows
+            else []
+        )
+        retracted = [
+            {"fact_id": f.fact_id, "words": list(f.draft.retracts)}
+            for f in facts
+            if f.draft.retracts
+        ]
+        if retracted:
+            out += await tx_rows(
+                tx,
+                query("supersede_retracted"),
+                rows=retracted,
+                tenant=tenant,
+                user_id=user_id,
+                now=now,
+            )
+        if replaces:
+            out += await tx_rows(
+                tx,
+                query("supersede_conflicts"),
+                rows=[{"fact_id": k, "old_id": v} for k, v in replaces.items()],
+                tenant=tenant,
+                user_id=user_id,
+                now=now,
+            )
+        await tx_rows(
+            tx,
+            query("mark_processed"),
+            now=now,
+            owner=owner,
+            rows=[
+                {"uid": message_uid(tenant, i), "embedding": v, "rejected": i in rejected}
+                for i, v in processed.items()
+            ],
+        )
+        if rows:
+            await tx_rows(
+                tx, query("mark_unconsolidated"), user_uid=user_uid(tenant, user_id), now=now
+            )
+        return [s for r in out for s in r["superseded"]]
+
+    return await db.write(work)
+
+
+async def conflict_candidates(
+    db: Database,
+    tenant: str,
+    user_id: str,
+    limit: int,
+    vectors: list[list[float]],
+    min_cosine: float,
+) -> list[Known]:
+    """The user's latest active Facts with embeddings (what a correction may replace); the
+    embedding only of those at least `min_cosine` near one of `vectors` (None for the
+    others: too far to be replaced by any of them)."""
+    rows = await db.rows(
+        query("conflict_candidates"),
+        tenant=tenant,
+        user_id=user_id,
+        limit=limit,
+        vectors=vectors,
+        min_cosine=min_cosine,
+    )
+    return [
+        Known(
+            fact_id=r["fact_id"],
+            content=r["content"] or "",
+            kind=r["kind"] or "fact",
+            polarity=r["polarity"],
+            slot=r["slot"],
+            valid_from=native(r["valid_from"]),
+            embedding=r["embedding"],
+            sources=tuple(r["sources"]),
+            entities=tuple((e["name"], e["type"]) for e in r["ents"]),
+        )
+        for r in rows
+    ]
+
+
+async def active_slots(db: Database, tenant: str, user_id: str, heads: list[str]) -> list[str]:
+    """The slots of the user's active Facts that start with one of `heads` (a superset of
+    the ones whose head is one of them: the caller compares heads)."""
+    rows = await db.rows(query("active_slots"), tenant=tenant, user_id=user_id, heads=heads)
+    return [r["slot"] for r in rows]

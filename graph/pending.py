@@ -1,0 +1,82 @@
+"""What is due for processing: a user's pending Messages (and the behaviour events around
+them), the users with work to do, and whether a user's Facts wait for consolidation."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from extract.types import MessageRecord
+from graph.db import Database, instants
+from graph.ingest import message_uid, user_uid
+from graph.queries import query
+
+
+def _message(row: dict[str, Any]) -> MessageRecord:
+    m = instants(row)
+    return MessageRecord(
+        message_id=m["message_id"],
+        user_id=m["user_id"],
+        session_id=m["session_id"],
+        role=m["role"],
+        content=m["content"],
+        timestamp=m["timestamp"],
+        event_type=m.get("event_type") or "message",
+        page=m.get("page"),
+        metadata=json.loads(m.get("metadata_json") or "{}"),
+        lang=m.get("lang") or "en",
+    )
+
+
+async def pending_messages(
+    db: Database, tenant: str, user_id: str, limit: int = 5000, now: datetime | None = None
+) -> list[MessageRecord]:
+    """A user's pending Messages due at `now` (a retry waits for its next attempt time)."""
+    rows = await db.rows(
+        query("pending_messages"),
+        tenant=tenant,
+        user_id=user_id,
+        now=now or datetime.now(UTC),
+        limit=limit,
+    )
+    return [_message(r["m"]) for r in rows]
+
+
+async def event_window(
+    db: Database,
+    tenant: str,
+    user_id: str,
+    since: datetime,
+    until: datetime,
+    limit: int,
+    batch: list[str],
+) -> list[MessageRecord]:
+    """The user's behaviour events in [since, until]: the latest `limit` of them, and the
+    ones of the `batch` (ids) whatever their number. Oldest first."""
+    rows = await db.rows(
+        query("event_window"),
+        tenant=tenant,
+        user_id=user_id,
+        since=since,
+        until=until,
+        limit=limit,
+        uids=[message_uid(tenant, i) for i in batch],
+    )
+    return [_message(r["m"]) for r in rows]
+
+
+async def consolidation_due(db: Database, tenant: str, user_id: str) -> bool:
+    rows = await db.rows(query("consolidation_due"), user_uid=user_uid(tenant, user_id))
+    return bool(rows and rows[0]["due"])
+
+
+async def pending_users(
+    db: Database, limit: int = 100, now: datetime | None = None, owner: str | None = None
+) -> list[tuple[str, str]]:
+    """Users with Messages due at `now` or with facts to consolidate, oldest first; with
+    `owner`, only those no other owner holds a live lease on."""
+    rows = await db.rows(
+        query("pending_users"), now=now or datetime.now(UTC), limit=limit, owner=owner
+    )
+    return [(r["tenant"], r["user_id"]) for r in rows]

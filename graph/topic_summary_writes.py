@@ -1,0 +1,171 @@
+"""Topics and Summaries: the user's Topics and current Summaries that consolidation plans
+against, and its one fenced transaction that writes Topics, files Facts under them,
+writes new Summary versions and retires old ones."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from extract.types import SummaryDraft, TopicRecord
+from graph.db import Database, tx_rows
+from graph.fencing import fence
+from graph.ids import entity_rows
+from graph.ingest import scope_token, user_uid
+from graph.queries import query
+
+
+async def user_topics(db: Database, tenant: str, user_id: str) -> list[TopicRecord]:
+    rows = await db.rows(query("user_topics"), tenant=tenant, user_id=user_id)
+    return [
+        TopicRecord(
+            topic_id=r["topic_id"],
+            name=r["name"],
+            embedding=tuple(r["embedding"]) if r["embedding"] else None,
+            aliases=tuple((r["aliases_text"] or "").split(" | ")),
+        )
+        for r in rows
+    ]
+
+
+@dataclass(frozen=True)
+class CurrentSummary:
+    """An active Summary as consolidation plans against it: no embedding
+    (`summary_embeddings` reads those of the texts planned again)."""
+
+    summary_id: str
+    key: str
+    content: str
+    topic: str
+    source_facts: tuple[str, ...]
+    version: int  # a Summary stored without one counts as version 1
+    slots: tuple[str, ...]  # the slots of the Facts that support it
+
+
+async def active_summaries(
+    db: Database, tenant: str, user_id: str, topics: list[str]
+) -> list[CurrentSummary]:
+    """The active Summaries of `topics` (ids, keys, texts, facts and their slots, versions;
+    no embeddings: `summary_embeddings`)."""
+    rows = await db.rows(query("active_summaries"), tenant=tenant, user_id=user_id, topics=topics)
+    return [
+        CurrentSummary(
+            summary_id=r["summary_id"],
+            key=r["key"],
+            content=r["content"],
+            topic=r["topic"],
+            source_facts=tuple(r["source_facts"] or ()),
+            version=int(r["version"] or 1),
+            slots=tuple(r["slots"] or ()),
+        )
+        for r in rows
+    ]
+
+
+async def summary_embeddings(db: Database, tenant: str, ids: list[str]) -> dict[str, list[float]]:
+    """text → embedding of these Summaries (those that have one)."""
+    if not ids:
+        return {}
+    rows = await db.rows(query("summary_embeddings"), tenant=tenant, ids=ids)
+    return {r["content"]: r["embedding"] for r in rows}
+
+
+@dataclass(frozen=True)
+class NewSummary:
+    summary_id: str
+    topic_id: str
+    key: str
+    version: int
+    draft: SummaryDraft
+    embedding: list[float] | None
+
+
+def summary_row(tenant: str, user_id: str, ns: NewSummary) -> dict[str, Any]:
+    d = ns.draft
+    return {
+        "summary_id": ns.summary_id,
+        "topic_id": ns.topic_id,
+        "key": ns.key,
+        "version": ns.version,
+        "content": d.content,
+        "topic": d.topic,
+        "kind": d.kind,
+        "source_facts": list(d.source_fact_ids),
+        "confidence": d.confidence,
+        "event_start": d.event_start,
+        "event_end": d.event_end,
+        "labels": list(d.labels),
+        "entity_names": [e.name for e in d.entities],
+        "decay_factor": d.decay_factor,
+        "evidence_json": json.dumps(d.evidence, ensure_ascii=False, sort_keys=True, default=str),
+        "anchors": list(d.anchors),
+        "embedding": ns.embedding,
+        "lang": d.lang,
+        "entities": entity_rows(tenant, user_id, d.entities),
+    }
+
+
+async def write_consolidation(
+    db: Database,
+    tenant: str,
+    user_id: str,
+    *,
+    topics: list[dict[str, Any]],
+    assign: list[dict[str, str]],
+    summaries: list[NewSummary],
+    retire: list[dict[str, Any]],
+    started: datetime,
+    token: str | None,
+    touched: list[str] | None = None,
+    clean: list[str] | None = None,
+) -> None:
+    """Topics, fact filing, new Summary versions and retired ones: one transaction, which
+    also clears the user's mark for the facts written before `started` and the `dirty`
+    mark of the facts it read (`clean`), and recounts the `touched` Topics (None: all).
+    Nothing (Fenced) if a deletion or another worker moved the user since `token` was read."""
+    now = datetime.now(UTC)
+    rows = [summary_row(tenant, user_id, s) for s in summaries]
+    scope = {
+        "tenant": tenant,
+        "user_id": user_id,
+        "now": now,
+        "scope": scope_token(tenant, user_id),
+    }
+
+    async def work(tx: AsyncManagedTransaction) -> None:
+        await fence(tx, tenant, user_id, token)
+        await tx_rows(tx, query("write_topics"), topics=topics, assign=assign, **scope)
+        if rows:
+            await tx_rows(tx, query("write_summaries"), summaries=rows, **scope)
+        if retire:
+            await tx_rows(tx, query("retire_summaries"), retire=retire, **scope)
+        await tx_rows(tx, query("topic_counts"), topics=touched, **scope)
+        if clean:
+            await tx_rows(tx, query("clear_dirty"), ids=clean, tenant=tenant)
+        await _clear_mark(tx, tenant, user_id, started)
+
+    await db.write(work)
+
+
+async def _clear_mark(
+    tx: AsyncManagedTransaction, tenant: str, user_id: str, started: datetime
+) -> None:
+    await tx_rows(
+        tx, query("mark_consolidated"), user_uid=user_uid(tenant, user_id), started=started
+    )
+
+
+async def mark_consolidated(
+    db: Database, tenant: str, user_id: str, started: datetime, token: str | None
+) -> None:
+    """Clear the user's mark when a consolidation had nothing to write."""
+
+    async def work(tx: AsyncManagedTransaction) -> None:
+        await fence(tx, tenant, user_id, token)
+        await _clear_mark(tx, tenant, user_id, started)
+
+    await db.write(work)
