@@ -7,7 +7,8 @@ cypher/schema.cypher: composite indexes, and the full-text indexes, which each s
 properties (the per-user ``scope`` token among them) with the ``cjk`` analyzer, while
 neomodel's ``FulltextIndex`` covers one property. No vector index is declared: recall takes
 exact cosine over one user's nodes, found by the scope indexes (``VectorIndex`` unused).
-Writes go through the batched Cypher in cypher/ (graph/ingest.py and friends).
+Writes go through the batched Cypher in cypher/ (graph/ingest.py and friends); the classes
+are read through on the admin path (graph/admin_reads.py: one node by id, `gumem show`).
 """
 
 from __future__ import annotations
@@ -156,6 +157,7 @@ class Summary(Scoped):
     in_topic = AsyncRelationshipTo(Topic, "IN_TOPIC")
     mentions = AsyncRelationshipTo(Entity, "MENTIONS")
     supersedes = AsyncRelationshipTo("Summary", "SUPERSEDES")
+    superseded_by = AsyncRelationshipFrom("Summary", "SUPERSEDES")
     facts = AsyncRelationshipFrom(Fact, "SUPPORTS")
 
 

@@ -18,6 +18,13 @@ def query(name: str) -> LiteralString:
     return cast(LiteralString, CYPHER_DIR.joinpath(f"{name}.cypher").read_text(encoding="utf-8"))
 
 
+def shown_query(name: str) -> str:
+    """A query shown to people rather than run (Neo4j Browser's, in a trace): the text of
+    cypher/<name>.cypher without its comment lines, its other lines joined by one space."""
+    lines = (ln.strip() for ln in query(name).splitlines())
+    return " ".join(ln for ln in lines if ln and not ln.startswith("//"))
+
+
 def schema_statements() -> list[LiteralString]:
     """The statements of cypher/schema.cypher, comments left out."""
     text = query("schema")

@@ -7,7 +7,7 @@ from neo4j.graph import Node, Path
 from core.records import Provenance, ProvenanceEdge, ProvenanceNode
 from graph.db import Database, native
 from graph.ingest import message_uid
-from graph.queries import query
+from graph.queries import query, shown_query
 
 _KEYS = {
     "Summary": "summary_id",
@@ -32,17 +32,13 @@ _SHOWN = (
     "status",
 )
 
-# Ready to paste into Neo4j Browser after `:param id => "<id>"`.
-BROWSER = {
-    "Summary": "MATCH p = (s:Summary {summary_id: $id})-[:SUPERSEDES*0..20]-(:Summary)"
-    "<-[:SUPPORTS]-(:Fact)-[:SOURCE]->(:Message) RETURN p",
-    "Fact": "MATCH p = (f:Fact {fact_id: $id})-[:SUPERSEDES*0..10]-(:Fact)"
-    "-[:SOURCE]->(:Message) RETURN p UNION "
-    "MATCH p = (f:Fact {fact_id: $id})-[:SUPPORTS]->(:Summary) RETURN p",
-    "Message": "MATCH p = (m:Message {message_id: $id})<-[:SOURCE]-(:Fact)"
-    "-[:SUPPORTS]->(:Summary)-[:IN_TOPIC]->(:Topic) RETURN p UNION "
-    "MATCH p = (m:Message {message_id: $id})<-[:SOURCE]-(:Fact) RETURN p",
-}
+# Ready to paste into Neo4j Browser after `:param id => "<id>"` (cypher/browser_*.cypher).
+BROWSER = {"Summary": "browser_summary", "Fact": "browser_fact", "Message": "browser_message"}
+
+
+def browser_cypher(kind: str) -> str:
+    """The Cypher that shows a Summary's, Fact's or Message's provenance in Neo4j Browser."""
+    return shown_query(BROWSER[kind])
 
 
 def _node(n: Node) -> ProvenanceNode:
@@ -95,7 +91,7 @@ async def trace(db: Database, tenant: str, node_id: str, max_paths: int) -> Prov
         kind,
         sorted(nodes.values(), key=lambda d: (d.label, d.id)),
         sorted(edges.values(), key=lambda e: (e.type, e.source, e.target)),
-        f':param id => "{node_id}"\n{BROWSER[kind]}',
+        f':param id => "{node_id}"\n{browser_cypher(kind)}',
         {"id": node_id},
         truncated,
     )

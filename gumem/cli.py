@@ -97,6 +97,26 @@ def cmd_maintain(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
+    """One Message, Fact, Summary or Topic of a tenant by its id, as stored (an admin read
+    through the neomodel classes; nothing is processed)."""
+    from dataclasses import asdict
+
+    from gumem.runtime import Runtime
+
+    async def run() -> dict[str, Any]:
+        rt = Runtime(settings)
+        memory = await rt.start(apply=False, process=False)
+        try:
+            record = await memory.show(args.tenant, args.id, args.kind)
+        finally:
+            await rt.close()
+        return {"kind": type(record).__name__.removeprefix("Stored"), **asdict(record)}
+
+    _print(asyncio.run(run()), args.json)
+    return 0
+
+
 def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     """Dry run of extraction on a JSONL file: the Facts it would write and, for everything
     else, why not (greeting, below the evidence threshold, ...). Touches no database."""
@@ -261,6 +281,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tenant", required=True)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_maintain)
+    p = sub.add_parser("show", help="one Message, Fact, Summary or Topic by id, as stored")
+    p.add_argument("id")
+    p.add_argument("--tenant", required=True)
+    p.add_argument("--kind", choices=["Message", "Fact", "Summary", "Topic"], default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_show)
     p = sub.add_parser("mcp", help="serve the MCP server (stdio, or streamable HTTP at /mcp)")
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--port", type=int, default=None, help="http: instead of GUMEM_PORT")

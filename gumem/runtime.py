@@ -58,7 +58,10 @@ class Runtime:
             raise StorageUnavailable("service is not started")
         return self._memory
 
-    async def start(self, apply: bool = True) -> Memory:
+    async def start(self, apply: bool = True, process: bool = True) -> Memory:
+        """Connect, bind neomodel, install the schema (`apply`) and, with `process`, load the
+        models and start the pipeline's extractor; without it (an admin read such as
+        `gumem show`) the service reads and nothing is processed."""
         driver = make_driver(self.settings)
         db = Database(
             driver,
@@ -75,6 +78,12 @@ class Runtime:
                 "`python -m tools neo4j start`)"
             ) from exc
         await bind_models(db)  # neomodel uses this driver, never one of its own
+        if not process:
+            if apply:
+                await apply_schema(db)
+            self._memory = Memory(db, self.settings)
+            log.info("runtime started (reads only)")
+            return self._memory
         pipeline = Pipeline(db, self.settings)
         pipeline.models.embedder  # noqa: B018 - loaded here, not by the first request
         if apply:

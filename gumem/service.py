@@ -26,7 +26,7 @@ from core.settings import Settings
 from extract.decay import MEMORY_STATUSES, effective_weight, next_status
 from extract.lang import detect_lang
 from extract.timecues import parse_time_cue
-from graph import failures, governance, ingest, reads, schema
+from graph import admin_reads, failures, governance, ingest, reads, schema
 from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
@@ -247,6 +247,17 @@ class Memory:
             parse_tenant(tenant),
             parse_ident(node_id, "id"),
             self.settings.trace_max_paths,
+        )
+
+    async def show(
+        self, tenant: str, node_id: str, kind: str | None = None
+    ) -> admin_reads.StoredNode:
+        """One Message, Fact, Summary or Topic by id (`kind`, or guessed from the id), read
+        through the neomodel classes: an admin read. NotFoundError names the id."""
+        if kind is not None and kind not in admin_reads.NODE_KINDS:
+            raise InputError("kind", f"must be one of {', '.join(admin_reads.NODE_KINDS)}")
+        return await admin_reads.node_by_id(
+            self.db, parse_tenant(tenant), parse_ident(node_id, "id"), kind
         )
 
     async def messages(

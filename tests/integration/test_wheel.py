@@ -79,13 +79,15 @@ def test_wheel_holds_the_runtime_and_not_the_tools(installed: Path) -> None:
         "import importlib.util as u, api, core, cypher, extract, graph, gumem;"
         "from graph.queries import query;"
         "print(graph.__file__);"
+        "from graph.trace import browser_cypher;"
         "print(len(query('recall')) > 0);"
+        "print(browser_cypher('Fact').startswith('MATCH'));"
         "print(u.find_spec('tools') is None)"
     )
     out = _run([str(installed / "python"), "-c", probe], installed.parent.parent, _clean_env())
-    where, has_query, no_tools = out.split()
+    where, has_query, has_browser_query, no_tools = out.split()
     assert Path(where).is_relative_to(installed.parent) and not Path(where).is_relative_to(ROOT)
-    assert has_query == "True" and no_tools == "True"
+    assert has_query == "True" and has_browser_query == "True" and no_tools == "True"
 
 
 def test_installed_gumem_serve_answers_a_recall(
