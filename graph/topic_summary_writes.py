@@ -5,7 +5,7 @@ writes new Summary versions and retires old ones."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -84,6 +84,32 @@ class NewSummary:
     embedding: list[float] | None
 
 
+@dataclass(frozen=True)
+class NewTopic:
+    """A Topic consolidation creates (only if a Fact is still there to file under it)."""
+
+    topic_id: str
+    name: str
+    aliases_text: str
+    embedding: list[float] | None
+
+
+@dataclass(frozen=True)
+class Filing:
+    """A Fact filed under a Topic, by the Topic's name."""
+
+    fact_id: str
+    topic: str
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """An old Summary version deprecated, and the new version that supersedes it, if any."""
+
+    summary_id: str
+    successor: str | None
+
+
 def summary_row(tenant: str, user_id: str, ns: NewSummary) -> dict[str, Any]:
     d = ns.draft
     return {
@@ -114,10 +140,10 @@ async def write_consolidation(
     tenant: str,
     user_id: str,
     *,
-    topics: list[dict[str, Any]],
-    assign: list[dict[str, str]],
+    topics: list[NewTopic],
+    assign: list[Filing],
     summaries: list[NewSummary],
-    retire: list[dict[str, Any]],
+    retire: list[Retirement],
     started: datetime,
     token: str | None,
     touched: list[str] | None = None,
@@ -138,11 +164,19 @@ async def write_consolidation(
 
     async def work(tx: AsyncManagedTransaction) -> None:
         await fence(tx, tenant, user_id, token)
-        await tx_rows(tx, query("write_topics"), topics=topics, assign=assign, **scope)
+        await tx_rows(
+            tx,
+            query("write_topics"),
+            topics=[asdict(t) for t in topics],
+            assign=[asdict(a) for a in assign],
+            **scope,
+        )
         if rows:
             await tx_rows(tx, query("write_summaries"), summaries=rows, **scope)
         if retire:
-            await tx_rows(tx, query("retire_summaries"), retire=retire, **scope)
+            await tx_rows(
+                tx, query("retire_summaries"), retire=[asdict(r) for r in retire], **scope
+            )
         await tx_rows(tx, query("topic_counts"), topics=touched, **scope)
         if clean:
             await tx_rows(tx, query("clear_dirty"), ids=clean, tenant=tenant)

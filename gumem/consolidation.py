@@ -8,7 +8,6 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from core.settings import Settings
 from extract.summaries import build_summaries, summary_key
@@ -82,28 +81,23 @@ class Consolidation:
         for f, prev in corrections:  # a correction is filed with what it corrects
             choices[f.fact_id] = TopicChoice(prev, False, "context", 1.0)
         topic_ids = {t.name: t.topic_id for t in topics}
-        new_topics: list[dict[str, Any]] = []
+        names: dict[str, tuple[str, str]] = {}  # new Topic name → (id, embedding text)
         for choice in {c.name: c for c in choices.values()}.values():
-            if choice.name in topic_ids:
-                continue
-            tid = stable_id("t", tenant, user_id, choice.name)
-            text = topic_embedding_text(choice.name)
-            new_topics.append(
-                {
-                    "topic_id": tid,
-                    "name": choice.name,
-                    "aliases_text": text,
-                    "embedding": None,
-                    "_text": text,
-                }
+            if choice.name not in topic_ids:
+                tid = stable_id("t", tenant, user_id, choice.name)
+                names[choice.name] = (tid, topic_embedding_text(choice.name))
+                topic_ids[choice.name] = tid
+        vecs = (
+            await asyncio.to_thread(
+                self.models.embedder.embed_passages, [text for _, text in names.values()]
             )
-            topic_ids[choice.name] = tid
-        if new_topics:
-            vecs = await asyncio.to_thread(
-                self.models.embedder.embed_passages, [t.pop("_text") for t in new_topics]
-            )
-            for row, v in zip(new_topics, vecs, strict=True):
-                row["embedding"] = v
+            if names
+            else []
+        )
+        new_topics = [
+            gts.NewTopic(tid, name, text, v)
+            for (name, (tid, text)), v in zip(names.items(), vecs, strict=True)
+        ]
         touched = sorted({x.topic for x in dirty if x.topic} | {c.name for c in choices.values()})
         filed = [
             (x.fact, x.topic)
@@ -121,7 +115,7 @@ class Consolidation:
             self._plan_summaries, tenant, user_id, by_topic, topic_ids, current
         )
         summaries = await self._embed_summaries(tenant, summaries, current)
-        assign = [{"fact_id": f.fact_id, "topic": choices[f.fact_id].name} for f in unfiled]
+        assign = [gts.Filing(f.fact_id, choices[f.fact_id].name) for f in unfiled]
         await gts.write_consolidation(
             self.db,
             tenant,
@@ -206,7 +200,7 @@ class Consolidation:
         by_topic: dict[str, list[FactRecord]],
         topic_ids: dict[str, str],
         current: list[gts.CurrentSummary],
-    ) -> tuple[list[gts.NewSummary], list[dict[str, Any]]]:
+    ) -> tuple[list[gts.NewSummary], list[gts.Retirement]]:
         now = datetime.now(UTC)
         existing = {c.summary_id: c for c in current}
         stored: dict[str, list[_Stored]] = defaultdict(list)  # the current ones by topic
@@ -226,7 +220,7 @@ class Consolidation:
                 version = 1 + max((x.version for x in prev), default=0)
                 out.append(gts.NewSummary(sid, topic_ids[topic], key, version, draft, None))
         all_slots = {f.fact_id: f.slot for fs in by_topic.values() for f in fs if f.slot}
-        retire = []
+        retire: list[gts.Retirement] = []
         for topic, olds in stored.items():
             new = [s for s in out if s.draft.topic == topic]
             for old in olds:
@@ -236,7 +230,7 @@ class Consolidation:
                     (s.summary_id for s in new if old.related(s.draft.source_fact_ids, all_slots)),
                     None,
                 )
-                retire.append({"summary_id": old.summary_id, "successor": successor})
+                retire.append(gts.Retirement(old.summary_id, successor))
         return out, retire
 
 
