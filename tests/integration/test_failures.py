@@ -231,12 +231,12 @@ async def test_worker_restarts_after_an_unexpected_error(
     real = pipeline.process_pending
     calls = 0
 
-    async def broken_once(limit: int = 100) -> int:
+    async def broken_once(limit: int = 100, stop: asyncio.Event | None = None) -> int:
         nonlocal calls
         calls += 1
         if calls == 1:
             raise KeyError(SECRET)
-        return await real(limit)
+        return await real(limit, stop)
 
     monkeypatch.setattr(pipeline, "process_pending", broken_once)
     rt.start_worker()
