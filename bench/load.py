@@ -240,6 +240,7 @@ async def load_phase(
         "error_samples": dict(cl.samples),
         "ops_whole_run": len(cl.ops),
         "messages_acked": acked,
+        "messages_acked_whole_run": sum(o.messages for o in cl.ops),
         "acked_msgs_per_s": acked / seconds,
         "processed_while_loaded": processed1 - processed0,
         "processed_msgs_per_s": (processed1 - processed0) / seconds,
