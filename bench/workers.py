@@ -42,11 +42,30 @@ from bench.common import (
 from bench.fleet import database, log_dir, settled, workers
 from bench.ingest import embed_rate, http_ingest
 from bench.load import extra_env
+from graph.db import Database
 from gumem.models import Models
 
 TENANT = "bench-workers"
 OWNERS = """MATCH (m:Message) WHERE m.tenant = $t AND m.message_id STARTS WITH $p
 RETURN m.status AS status, m.processed_by AS owner, m.processed_count AS times, count(*) AS n"""
+
+
+async def processed_by(db: Database, prefix: str) -> dict[str, Any]:
+    """How the messages whose ids start with `prefix` ended: statuses, how many times each
+    was processed, by how many owners (worker processes)."""
+    status: Counter[str] = Counter()
+    owners: Counter[str] = Counter()
+    times: Counter[int] = Counter()
+    for r in await db.rows(OWNERS, t=TENANT, p=prefix):
+        status[r["status"]] += r["n"]
+        owners[r["owner"] or "-"] += r["n"]
+        times[r["times"] or 0] += r["n"]
+    return {
+        "statuses": dict(status),
+        "processed_count": {str(k): v for k, v in times.items()},
+        "owners": len([o for o in owners if o != "-"]),
+        "per_owner": sorted(owners.values(), reverse=True),
+    }
 
 
 def tagged(msgs: list[dict[str, Any]], tag: str) -> list[dict[str, Any]]:
@@ -85,6 +104,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             "users": len(users),
             "batch": args.batch,
             "warmup_messages": len(warm),
+            "warmup_stream": args.warmup_stream,
             "env": env,
         },
         "embed": await bare_model(h, msgs),
@@ -94,56 +114,48 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     with serve_api(h, TENANT, process_mode="async", run_worker=False, extra_env=env) as api:
         wenv = gumem_env(h, TENANT, api.key, "async", extra=env)
         async with database(h) as db:
-            for n in counts:
+
+            async def phase(n: int, tag: str, stream: list[dict[str, Any]]) -> dict[str, Any]:
                 t_start = time.monotonic()
-                with workers(n, wenv, logs, tag=f"w{n}"):
+                with workers(n, wenv, logs, tag=f"w{tag}"):
                     ready_s = time.monotonic() - t_start
-                    await asyncio.to_thread(
-                        http_ingest, api, synth.batches(tagged(warm, f"n{n}w"), args.batch), "warm"
-                    )
+                    batches = synth.batches(tagged(warm, f"{tag}w"), args.batch)
+                    await asyncio.to_thread(http_ingest, api, batches, "warm")
                     left = await settled(db, TENANT, args.timeout_s)
                     if any(left.values()):
                         raise RuntimeError(f"{n} workers: warm-up left {left}")
                     load0 = loadavg()[0]
                     neo0 = cpu_seconds(h.pid) if h.pid else None
-                    tag = f"n{n}"
                     t0 = time.perf_counter()
-                    await asyncio.to_thread(
-                        http_ingest, api, synth.batches(tagged(msgs, tag), args.batch), tag
-                    )
+                    batches = synth.batches(tagged(stream, tag), args.batch)
+                    await asyncio.to_thread(http_ingest, api, batches, tag)
                     acked_s = time.perf_counter() - t0
                     left = await settled(db, TENANT, args.timeout_s, poll_s=0.2)
                     wall = time.perf_counter() - t0
                     load1 = loadavg()[0]
-                    neo_cpu = (
-                        (cpu_seconds(h.pid) or 0.0) - neo0 if neo0 is not None and h.pid else None
-                    )
-                rows = await db.rows(OWNERS, t=TENANT, p=f"{tag}-")
-                status: Counter[str] = Counter()
-                owners: Counter[str] = Counter()
-                times: Counter[int] = Counter()
-                for r in rows:
-                    status[r["status"]] += r["n"]
-                    owners[r["owner"] or "-"] += r["n"]
-                    times[r["times"] or 0] += r["n"]
+                    neo1 = cpu_seconds(h.pid) if h.pid else None
                 ph = {
                     "workers": n,
-                    "messages": len(msgs),
+                    "messages": len(stream),
                     "seconds": wall,
-                    "msgs_per_s": len(msgs) / wall,
+                    "msgs_per_s": len(stream) / wall,
                     "acked_s": acked_s,
                     "ready_s": ready_s,
                     "left": left,
-                    "statuses": dict(status),
-                    "processed_count": {str(k): v for k, v in times.items()},
-                    "owners": len([o for o in owners if o != "-"]),
-                    "per_owner": sorted(owners.values(), reverse=True),
-                    "neo4j_cpu_s": neo_cpu,
+                    **await processed_by(db, f"{tag}-"),
+                    "neo4j_cpu_s": neo1 - neo0 if neo0 is not None and neo1 is not None else None,
                     "loadavg_1m_start": load0,
                     "loadavg_1m_end": load1,
                 }
-                res["phases"].append(ph)
-                log(f"{n} workers: {ph['msgs_per_s']:.1f} msg/s ({wall:.1f}s), owners {owners}")
+                log(f"{tag}: {n} workers, {ph['msgs_per_s']:.1f} msg/s ({wall:.1f}s)")
+                return ph
+
+            if args.warmup_stream:
+                # Neo4j's JIT and caches: a first phase measured cold runs far slower
+                stream = synth.traffic(args.warmup_stream, args.users, seed=args.seed + 2)[1]
+                res["warmup"] = await phase(max(counts), "warm", stream)
+            for i, n in enumerate(counts):
+                res["phases"].append(await phase(n, f"p{i}n{n}", msgs))
     base = next((p for p in res["phases"] if p["workers"] == 1), res["phases"][0])
     for ph in res["phases"]:
         ph["over_first"] = ph["msgs_per_s"] / base["msgs_per_s"]
@@ -182,6 +194,22 @@ def report(res: dict[str, Any]) -> str:
                 p["loadavg_1m_end"],
             ]
         )
+    if res.get("warmup"):
+        w = res["warmup"]
+        rows.insert(
+            1,
+            [
+                f"warm-up: {w['workers']}, untimed",
+                w["messages"],
+                w["seconds"],
+                w["msgs_per_s"],
+                None,
+                None,
+                w["owners"],
+                w["neo4j_cpu_s"],
+                w["loadavg_1m_end"],
+            ],
+        )
     c = res["config"]
     return "\n".join(
         [
@@ -219,6 +247,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--users", type=int, default=60)
     p.add_argument("--batch", type=int, default=50, help="messages per addMessages")
     p.add_argument("--warmup-messages", type=int, default=100, help="per phase, untimed")
+    p.add_argument(
+        "--warmup-stream",
+        type=int,
+        default=600,
+        help="messages processed (untimed) before the first phase, by the most workers; 0: none",
+    )
     p.add_argument("--timeout-s", type=float, default=1800.0, help="bound on one phase")
     p.add_argument("--env", action="append", default=[], help="GUMEM_X=v for every process")
     p.add_argument("--seed", type=int, default=7)

@@ -68,7 +68,7 @@ async def test_workers_bench_processes_every_message_once(
     argv = [
         *neo4j_args(settings, out),
         *("--workers", "1,2", "--messages", "30", "--users", "6"),
-        *("--warmup-messages", "10", "--batch", "10"),
+        *("--warmup-messages", "10", "--warmup-stream", "10", "--batch", "10"),
         *("--env", "GUMEM_EXTRACT_MODE=thread"),
     ]
     res = await _in_thread(workers.main, argv)
@@ -83,8 +83,9 @@ async def test_workers_bench_processes_every_message_once(
         for key in ("msgs_per_s", "over_first", "over_embedding"):
             assert math.isfinite(ph[key]) and ph[key] > 0
     assert res["phases"][0]["over_first"] == 1.0
-    # warm-up and timed streams of both phases, all processed
-    assert await statuses(memory, workers.TENANT) == {"processed": 2 * (10 + 30)}
+    assert res["warmup"]["statuses"] == {"processed": 10}
+    # every phase's warm-up (10) and stream, the untimed first phase's included
+    assert await statuses(memory, workers.TENANT) == {"processed": 10 + 10 + 2 * (10 + 30)}
 
 
 async def _in_thread(main: Callable[[list[str] | None], dict[str, Any]], argv: list[str]) -> Any:
