@@ -8,7 +8,7 @@ SCENARIOS ?= ../shared/data/scenarios/dev.json
 SCENARIOS_OUT ?= bench/results/scenarios.json
 SRC := core gumem graph api extract tools tests bench
 
-.PHONY: install models run test test-unit test-reliability check format format-check lint types neo4j-stop bench bench-locomo eval-scenarios schema
+.PHONY: install models run test test-unit test-reliability check format format-check lint types neo4j-stop bench bench-locomo bench-load bench-workers eval-scenarios schema
 
 install: .venv/.installed
 
@@ -60,6 +60,15 @@ bench: install models
 
 bench-locomo: install models
 	$(PY) -m bench.locomo --data $(LOCOMO) --out $(LOCOMO_OUT)
+
+# issue 19: mixed load on a uvicorn API (8 and 32 clients, 60 s each) and full processing by
+# 1, 2 and 4 `gumem worker` processes (600 messages); each on its own Neo4j (bolt 7690 unless
+# BENCH_FLAGS="--bolt-port N --http-port M", or --neo4j-uri)
+bench-load: install models
+	$(PY) -m bench.load $(BENCH_FLAGS)
+
+bench-workers: install models
+	$(PY) -m bench.workers $(BENCH_FLAGS)
 
 # the scenario suite over GraphQL on a private Neo4j (bolt 7700); EVAL_FLAGS="--case NAME --verbose"
 eval-scenarios: install models

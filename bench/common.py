@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -167,21 +167,40 @@ class Api:
         return self.proc.pid
 
 
-@contextlib.contextmanager
-def serve_api(
-    h: Neo4jHandle, tenant: str, process_mode: str = "sync", key: str = "bench-key"
-) -> Iterator[Api]:
-    """uvicorn serving api.app:create_app on 127.0.0.1 (a free port), stopped on exit."""
-    port = free_port()
-    env = dict(
+def gumem_env(
+    h: Neo4jHandle,
+    tenant: str,
+    key: str = "bench-key",
+    process_mode: str = "sync",
+    run_worker: bool = False,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment of a benchmark's API or `gumem worker` process on this Neo4j."""
+    return dict(
         os.environ,
         GUMEM_NEO4J_URI=h.uri,
         GUMEM_NEO4J_PASSWORD=h.password,
         GUMEM_API_KEYS=f"{key}={tenant}",
         GUMEM_PROCESS_MODE=process_mode,
         GUMEM_PROCESS_TIMEOUT_S=str(BENCH_PROCESS_TIMEOUT_S),
-        GUMEM_RUN_WORKER="false",  # other phases' queued messages are not this one's work
+        # off by default: other phases' queued messages are not this one's work
+        GUMEM_RUN_WORKER="true" if run_worker else "false",
+        **(extra or {}),
     )
+
+
+@contextlib.contextmanager
+def serve_api(
+    h: Neo4jHandle,
+    tenant: str,
+    process_mode: str = "sync",
+    key: str = "bench-key",
+    run_worker: bool = False,
+    extra_env: Mapping[str, str] | None = None,
+) -> Iterator[Api]:
+    """uvicorn serving api.app:create_app on 127.0.0.1 (a free port), stopped on exit."""
+    port = free_port()
+    env = gumem_env(h, tenant, key, process_mode, run_worker, extra_env)
     logf = open(RESULTS / f"uvicorn-{port}.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(
         [
@@ -237,6 +256,24 @@ def gql(client: httpx.Client, api: Api, query: str, variables: dict[str, Any]) -
     if body.get("errors"):
         raise RuntimeError(f"GraphQL errors: {body['errors'][:2]}")
     return body["data"]
+
+
+def outcome_of(r: httpx.Response, add: bool) -> str:
+    """ "ok", or what went wrong with one GraphQL call: an error code, HTTP status, or
+    ITEM_ERRORS (an addMessages whose items were rejected)."""
+    if r.status_code >= 500:
+        return f"http{r.status_code}"
+    try:
+        body = r.json()
+    except json.JSONDecodeError:
+        return f"http{r.status_code}-notjson"
+    if body.get("errors"):
+        return str(body["errors"][0].get("extensions", {}).get("code", "NO_CODE"))
+    if r.status_code != 200:
+        return f"http{r.status_code}"
+    if add and body["data"]["addMessages"]["errors"]:
+        return "ITEM_ERRORS"
+    return "ok"
 
 
 # -- output ----------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ from bench.common import (
     store_mb,
     table,
 )
+from extract.types import Embedder
 from graph.pending import pending_users
 from gumem.runtime import Runtime
 from gumem.service import Memory
@@ -159,7 +160,12 @@ def http_ingest(api: Api, batches: list[list[dict[str, Any]]], desc: str) -> int
 
 def bare_embedding(memory: Memory, msgs: list[dict[str, Any]]) -> dict[str, Any]:
     assert memory.pipeline is not None
-    emb = memory.pipeline.models.embedder
+    return embed_rate(memory.pipeline.models.embedder, msgs)
+
+
+def embed_rate(emb: Embedder, msgs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The bare embedding model (embed_passages) on the messages' texts: all of them, and
+    the chat turns alone."""
     emb.embed_passages(["warm up"])
     texts = [m["content"] for m in msgs]
     chat = [m["content"] for m in msgs if m["eventType"] == "message"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import random
 import signal
@@ -19,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from bench.common import outcome_of
 from core.errors import StorageUnavailable
 from core.settings import ROOT
 from graph.db import Database
@@ -165,7 +165,7 @@ class Load:
         self.in_flight += 1
         try:
             r = await c.post(self.url, json=body)
-            outcome = outcome_of(r, kind)
+            outcome = outcome_of(r, add=kind in ("add", "retry"))
             if outcome != "ok":
                 self.samples.setdefault(outcome, r.text[:500])
             if outcome == "ok" and kind == "add":
@@ -218,22 +218,6 @@ class Load:
                 if op.outcome == "ok":
                     n += 1
         return n
-
-
-def outcome_of(r: httpx.Response, kind: str) -> str:
-    if r.status_code >= 500:
-        return f"http{r.status_code}"
-    try:
-        body = r.json()
-    except json.JSONDecodeError:
-        return f"http{r.status_code}-notjson"
-    if body.get("errors"):
-        return str(body["errors"][0].get("extensions", {}).get("code", "NO_CODE"))
-    if r.status_code != 200:
-        return f"http{r.status_code}"
-    if kind in ("add", "retry") and body["data"]["addMessages"]["errors"]:
-        return "ITEM_ERRORS"
-    return "ok"
 
 
 async def rows(

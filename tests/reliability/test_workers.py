@@ -11,8 +11,6 @@ import contextlib
 import os
 import secrets
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +20,8 @@ import httpx
 import pytest
 
 from bench import synth
-from core.settings import ROOT, Settings
+from bench.fleet import Proc, settled
+from core.settings import Settings
 from graph.db import Database
 from gumem.service import Memory
 from tests.integration.helpers import ADD
@@ -38,48 +37,6 @@ LEASE_TTL_S = 6.0
 USERS = 8
 MESSAGES = 240
 BATCH = 20
-
-
-class Proc:
-    """A `gumem` subcommand in a process of its own (a session leader: SIGKILL-able)."""
-
-    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
-        self.args, self.env, self.log = args, env, log
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "gumem.cli", *self.args],
-                cwd=ROOT,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def kill(self) -> None:
-        if self.alive():
-            assert self.proc is not None
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(30)
-
-    def stop(self) -> None:
-        if self.alive():
-            assert self.proc is not None
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(60)
-        self.kill()
 
 
 @pytest.fixture
@@ -135,29 +92,6 @@ async def holders(db: Database) -> dict[str, str]:
     return {x["user"]: x["owner"] for x in r}
 
 
-async def settled(db: Database, timeout_s: float) -> dict[str, int]:
-    """Wait until nothing is pending, unconsolidated or dirty; what is left."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        r = (
-            await rows(
-                db,
-                """CALL () { MATCH (m:Message) WHERE m.tenant = $t AND m.status = 'pending'
-                  RETURN count(m) AS pending }
-                CALL () { MATCH (u:User) WHERE u.tenant = $t AND u.unconsolidated_at IS NOT NULL
-                  RETURN count(u) AS unconsolidated }
-                CALL () { MATCH (f:Fact) WHERE f.tenant = $t AND f.dirty = true
-                  RETURN count(f) AS dirty }
-                RETURN pending, unconsolidated, dirty""",
-                t=TENANT,
-            )
-        )[0]
-        left = dict(r)
-        if not any(left.values()) or time.monotonic() > deadline:
-            return left
-        await asyncio.sleep(1)
-
-
 async def test_three_workers_and_an_api_one_killed(
     fleet: tuple[Proc, list[Proc]], memory: Memory
 ) -> None:
@@ -207,7 +141,7 @@ async def test_three_workers_and_an_api_one_killed(
     killed_at = time.monotonic()
     note(f"[workers] SIGKILLed worker pid {victim.pid} holding user {victim_user}")
 
-    left = await settled(db, 900)
+    left = await settled(db, TENANT, 900)
     took = time.monotonic() - t0
     assert left == {"pending": 0, "unconsolidated": 0, "dirty": 0}, left
 
@@ -308,7 +242,7 @@ async def test_a_stopped_worker_gives_its_leases_back(
     assert still == [], f"live leases left by the stopped worker: {still}"
     note(f"[workers] SIGTERMed worker pid {victim.pid} exited 0 in {took:.1f} s, no lease left")
 
-    left = await settled(db, 900)
+    left = await settled(db, TENANT, 900)
     assert left == {"pending": 0, "unconsolidated": 0, "dirty": 0}, left
     once = await rows(
         db,
