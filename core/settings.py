@@ -69,6 +69,9 @@ class Settings(BaseSettings):
     # a stopping process (SIGTERM, shutdown) lets its worker finish the user in hand this
     # long, then cancels it; either way its leases are given back (compose waits 10 s)
     worker_stop_s: float = Field(default=8.0, ge=0)
+    # processing is background work: `gumem worker` and every extraction process run at
+    # this nice level (0-19), so the OS gives the CPU to recall and ingest first
+    worker_nice: int = Field(default=10, ge=0, le=19)
     # behaviour events are aggregated over this many days before a batch's events, at most
     # the latest `event_window_events` of them (plus the batch's own): a batch's cost stays
     # bounded for a user with a flood of events, and a usual week fits whole

@@ -3,7 +3,6 @@ them), the users with work to do, and whether a user's Facts wait for consolidat
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,22 +10,11 @@ from extract.types import MessageRecord
 from graph.db import Database, instants
 from graph.ingest import message_uid, user_uid
 from graph.queries import query
+from graph.records import message_record
 
 
 def _message(row: dict[str, Any]) -> MessageRecord:
-    m = instants(row)
-    return MessageRecord(
-        message_id=m["message_id"],
-        user_id=m["user_id"],
-        session_id=m["session_id"],
-        role=m["role"],
-        content=m["content"],
-        timestamp=m["timestamp"],
-        event_type=m.get("event_type") or "message",
-        page=m.get("page"),
-        metadata=json.loads(m.get("metadata_json") or "{}"),
-        lang=m.get("lang") or "en",
-    )
+    return message_record(instants(row))
 
 
 async def pending_messages(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from extract.types import EntityRef
+from extract.types import EntityRef, MessageRecord
 
 Row = Mapping[str, Any]  # one map as a query returns it (times already Python datetimes)
 
@@ -145,6 +145,23 @@ def stored_message(m: Row) -> StoredMessage:
         lang=m.get("lang"),
         status=m.get("status") or "pending",
         ingested_at=m.get("ingested_at"),
+    )
+
+
+def message_record(m: Row) -> MessageRecord:
+    """A stored Message as extraction sees it (the pending queue's record)."""
+    s = stored_message(m)
+    return MessageRecord(
+        message_id=s.message_id,
+        user_id=s.user_id,
+        session_id=s.session_id,
+        role=s.role,
+        content=s.content,
+        timestamp=s.timestamp,
+        event_type=s.event_type,
+        page=s.page,
+        metadata=dict(s.metadata),
+        lang="zh" if s.lang == "zh" else "en",
     )
 
 

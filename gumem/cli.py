@@ -53,6 +53,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     """Process pending Messages (for GUMEM_PROCESS_MODE=async or large imports)."""
     from gumem.runtime import Runtime
+    from gumem.worker import lower_priority
+
+    lower_priority(settings.worker_nice)  # background work: the API's requests go first
 
     async def run() -> int:
         rt = Runtime(settings)

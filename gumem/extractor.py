@@ -29,6 +29,7 @@ from core.errors import StorageUnavailable
 from core.settings import Settings
 from extract.types import Extraction, FactDraft, MessageRecord, Rejection
 from gumem.models import Models
+from gumem.worker import lower_priority
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,7 @@ def _serve(conn: Connection, settings: Settings, fn: ExtractFn) -> None:
     """The child: load the models once, then answer tasks one at a time until EOF."""
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    lower_priority(settings.worker_nice)  # background work: recall and ingest go first
     models = Models(settings)
     _ = models.en, models.zh
     conn.send(("ready",))

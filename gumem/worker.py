@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 import traceback
 from collections.abc import Awaitable, Callable
@@ -14,6 +15,19 @@ from datetime import datetime
 from typing import Literal
 
 log = logging.getLogger(__name__)
+
+
+def lower_priority(nice: int) -> None:
+    """Run this process (and the children it starts after) at nice level `nice`, if its
+    own is lower; where the OS has no nice levels, nothing changes."""
+    if not hasattr(os, "getpriority"):
+        return
+    try:
+        if os.getpriority(os.PRIO_PROCESS, 0) < nice:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+    except OSError as exc:  # not allowed here: the process keeps its level
+        log.warning("could not lower the priority: %s", type(exc).__name__)
+
 
 State = Literal["running", "restarting", "stopped"]
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
+from typing import Any
 
 import pytest
 
-from gumem.worker import Supervisor, WorkerStatus
+from gumem.worker import Supervisor, WorkerStatus, lower_priority
 
 SECRET = "zq-secret-in-an-error-message"
 
@@ -54,3 +57,20 @@ async def test_backoff_doubles_and_stop_ends_a_wait() -> None:
     stop.set()
     await asyncio.wait_for(task, 1)  # not after the current 0.4 s wait
     assert str(status.state) == "stopped"
+
+
+def _nice_after(start: int, target: int, out: Any) -> None:
+    os.setpriority(os.PRIO_PROCESS, 0, start)
+    lower_priority(target)
+    out.put(os.getpriority(os.PRIO_PROCESS, 0))
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no nice levels on this OS")
+@pytest.mark.parametrize(("start", "target", "expected"), [(0, 10, 10), (15, 10, 15)])
+def test_lower_priority_only_lowers(start: int, target: int, expected: int) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    p = ctx.Process(target=_nice_after, args=(start, target, out))
+    p.start()
+    p.join(60)
+    assert out.get(timeout=5) == expected
