@@ -122,6 +122,28 @@ def cpu_seconds(pid: int) -> float | None:
     return sum(int(x) for x in fields[11:15]) / tick
 
 
+def tree_cpu_seconds(pid: int) -> float | None:
+    """cpu_seconds of a process plus its live descendants (e.g. extraction children)."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(d.name))
+    own = cpu_seconds(pid)
+    if own is None:
+        return None
+    total, todo = own, list(children.get(pid, []))
+    while todo:
+        c = todo.pop()
+        total += cpu_seconds(c) or 0.0
+        todo.extend(children.get(c, []))
+    return total
+
+
 def dir_mb(path: Path) -> float:
     total = 0
     for p in path.rglob("*"):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import os
 import random
 import time
 from collections import Counter
@@ -47,8 +48,9 @@ from bench.common import (
     run_bench,
     serve_api,
     table,
+    tree_cpu_seconds,
 )
-from bench.fleet import database, log_dir, queue, settled, workers
+from bench.fleet import Proc, database, log_dir, queue, settled, workers
 from graph.db import Database
 
 TENANT = "bench-load"
@@ -200,8 +202,27 @@ async def idle_recall(
     return out
 
 
+def cpu_now(h: Neo4jHandle, api: Api, procs: list[Proc]) -> dict[str, float | None]:
+    """CPU seconds so far of each part: Neo4j, the API, the workers (with their extraction
+    children) and this load generator, which shares the machine."""
+    own = os.times()
+    ws = [tree_cpu_seconds(p.pid) for p in procs if p.alive()]
+    return {
+        "neo4j": cpu_seconds(h.pid) if h.pid else None,
+        "api": tree_cpu_seconds(api.pid),
+        "workers": sum(w or 0.0 for w in ws),
+        "load generator": own.user + own.system,
+    }
+
+
 async def load_phase(
-    cl: Clients, db: Database, h: Neo4jHandle, users: list[str], n: int, args: argparse.Namespace
+    cl: Clients,
+    db: Database,
+    h: Neo4jHandle,
+    procs: list[Proc],
+    users: list[str],
+    n: int,
+    args: argparse.Namespace,
 ) -> dict[str, Any]:
     """n clients for warm-up + duration seconds; ops ending in the timed window count."""
     stop = asyncio.Event()
@@ -215,12 +236,13 @@ async def load_phase(
     await asyncio.sleep(args.warmup)
     load0 = loadavg()[0]
     processed0 = (await db.rows(PROCESSED, t=TENANT))[0]["n"]
-    neo0 = cpu_seconds(h.pid) if h.pid else None
+    cpu0 = cpu_now(h, cl.api, procs)
     t0 = time.monotonic()
     await asyncio.sleep(args.duration)
     t1 = time.monotonic()
     processed1 = (await db.rows(PROCESSED, t=TENANT))[0]["n"]
-    neo_cpu = (cpu_seconds(h.pid) or 0.0) - neo0 if neo0 is not None and h.pid else None
+    cpu1 = cpu_now(h, cl.api, procs)
+    cpu = {k: (cpu1[k] or 0.0) - v for k, v in cpu0.items() if v is not None}
     load1 = loadavg()[0]
     backlog = await queue(db, TENANT)
     stop.set()
@@ -247,7 +269,8 @@ async def load_phase(
         "queue_at_end": backlog,
         "settle_s": time.monotonic() - t_settle,
         "left_after_settle": left,
-        "neo4j_cpu_s": neo_cpu,
+        "neo4j_cpu_s": cpu.get("neo4j"),
+        "cpu_s": cpu,
         "loadavg_1m_start": load0,
         "loadavg_1m_end": load1,
     }
@@ -304,7 +327,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             args.workers,
             gumem_env(h, TENANT, api.key, "async", extra=env),
             log_dir("load"),
-        ),
+        ) as procs,
     ):
         async with database(h) as db:
             cl = Clients(
@@ -314,7 +337,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             res["idle"] = await idle_recall(cl, ids, args.idle_queries, 20, args.seed)
             res["phases"] = []
             for n in counts:
-                ph = await load_phase(cl, db, h, ids, n, args)
+                ph = await load_phase(cl, db, h, procs, ids, n, args)
                 ph["recall_p95_over_idle"] = ph["by_op"]["recall"]["p95_ms"] / res["idle"]["p95_ms"]
                 ph["recall_p50_over_idle"] = ph["by_op"]["recall"]["p50_ms"] / res["idle"]["p50_ms"]
                 res["phases"].append(ph)
@@ -386,6 +409,13 @@ def report(res: dict[str, Any]) -> str:
                 for p in res["phases"]
             ],
             "\nRatios measured in this run; messages acknowledged and processed while loaded",
+        ),
+        "\nCPU seconds while loaded (2 CPUs give 2 s per second): "
+        + "; ".join(
+            f"{p['clients']} clients: "
+            + ", ".join(f"{k} {v:.1f}" for k, v in p["cpu_s"].items())
+            + f" of {p['seconds'] * res['machine']['cpus']:.0f}"
+            for p in res["phases"]
         ),
         f"1-minute load average: start {res['machine']['loadavg_start'][0]:.2f}, "
         f"end {res['loadavg_end'][0]:.2f} ({res['machine']['cpus']} CPUs)",

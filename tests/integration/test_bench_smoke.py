@@ -55,6 +55,9 @@ async def test_load_bench_counts_ops_without_errors(
     assert ph["all_ops"] == ph["by_op"]["addMessages"]["ops"] + ph["by_op"]["recall"]["ops"]
     assert ph["messages_acked"] == 5 * ph["by_op"]["addMessages"]["ops"]
     assert math.isfinite(ph["recall_p95_over_idle"]) and ph["recall_p95_over_idle"] > 0
+    # CPU by part: the API and the worker (its extraction threads) did measurable work
+    assert set(ph["cpu_s"]) >= {"api", "workers", "load generator"}
+    assert ph["cpu_s"]["api"] > 0 and ph["cpu_s"]["workers"] > 0
     assert ph["left_after_settle"] == {"pending": 0, "unconsolidated": 0, "dirty": 0}
     # every message any client had acknowledged (warm-up and tail included) was processed
     acked = res["prefill"]["messages"] + ph["messages_acked_whole_run"]
