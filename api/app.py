@@ -147,6 +147,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if owned:
             await rt.start()
+            rt.start_foreground()
             if settings.run_worker:
                 rt.start_worker()
         try:

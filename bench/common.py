@@ -122,6 +122,26 @@ def cpu_seconds(pid: int) -> float | None:
     return sum(int(x) for x in fields[11:15]) / tick
 
 
+def jit_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds of a JVM's JIT compiler threads ("C1/C2 CompilerThread"): a fresh
+    Neo4j spends much of its CPU compiling its own code for minutes after start."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return None
+    for t in tasks:
+        try:
+            if not (t / "comm").read_text().startswith(("C1 Compiler", "C2 Compiler")):
+                continue
+            fields = (t / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
 def tree_cpu_seconds(pid: int) -> float | None:
     """cpu_seconds of a process plus its live descendants (e.g. extraction children)."""
     children: dict[int, list[int]] = {}

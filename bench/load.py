@@ -40,6 +40,7 @@ from bench.common import (
     commit,
     cpu_seconds,
     gumem_env,
+    jit_cpu_seconds,
     loadavg,
     log,
     machine,
@@ -209,6 +210,7 @@ def cpu_now(h: Neo4jHandle, api: Api, procs: list[Proc]) -> dict[str, float | No
     ws = [tree_cpu_seconds(p.pid) for p in procs if p.alive()]
     return {
         "neo4j": cpu_seconds(h.pid) if h.pid else None,
+        "neo4j JIT (within neo4j)": jit_cpu_seconds(h.pid) if h.pid else None,
         "api": tree_cpu_seconds(api.pid),
         "workers": sum(w or 0.0 for w in ws),
         "load generator": own.user + own.system,

@@ -72,6 +72,13 @@ class Settings(BaseSettings):
     # processing is background work: `gumem worker` and every extraction process run at
     # this nice level (0-19), so the OS gives the CPU to recall and ingest first
     worker_nice: int = Field(default=10, ge=0, le=19)
+    # an API serving at least this many recalls per second counts as busy (0: never); while
+    # any API is busy, each worker processes only `worker_busy_share` of the time (1: always)
+    foreground_busy_rps: float = Field(default=2.0, ge=0)
+    worker_busy_share: float = Field(default=0.25, gt=0, le=1)
+    # addMessages calls one API process parses and stores at once; more wait their turn, so
+    # recalls are not queued behind a burst of writes in the CPU and in Neo4j
+    max_concurrent_writes: int = Field(default=2, ge=1, le=256)
     # behaviour events are aggregated over this many days before a batch's events, at most
     # the latest `event_window_events` of them (plus the batch's own): a batch's cost stays
     # bounded for a user with a flood of events, and a usual week fits whole

@@ -173,6 +173,13 @@ class AuditRecord(AsyncStructuredNode):
     at = DateTimeNeo4jFormatProperty(required=True)
 
 
+class Foreground(AsyncStructuredNode):
+    """An API process serving agents: workers yield while `until` is ahead (issue 19)."""
+
+    source = StringProperty(required=True, unique_index=True)  # host:pid:random
+    until = DateTimeNeo4jFormatProperty(required=True)
+
+
 LABELS = ("Message", "Fact", "Summary", "Topic", "Entity", "Session", "User")
 """The labels of a user's data (an erasure counts and deletes these)."""
 
@@ -185,5 +192,6 @@ NODE_CLASSES: tuple[type[AsyncStructuredNode], ...] = (
     Topic,
     Summary,
     AuditRecord,
+    Foreground,
 )
 """Every label the graph uses, in the order the schema is installed."""

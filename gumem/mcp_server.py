@@ -177,6 +177,7 @@ def build_server(
     @asynccontextmanager
     async def lifespan(_: MCPServer[Any]) -> AsyncIterator[None]:
         await runtime.start()
+        runtime.start_foreground()
         if settings.run_worker:
             runtime.start_worker()
         try:
@@ -421,6 +422,7 @@ def create_http_app(settings: Settings, runtime: Runtime | None = None) -> Starl
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if owned:
             await rt.start()
+            rt.start_foreground()
             if settings.run_worker:
                 rt.start_worker()
         try:

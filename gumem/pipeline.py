@@ -33,6 +33,7 @@ from graph.topic_summary_writes import mark_consolidated
 from gumem.consolidation import Consolidation
 from gumem.drafts import carried, group_drafts, merge_drafts, rejected_messages
 from gumem.extractor import Extractor, Failure, Task, log_failure
+from gumem.foreground import Pacer
 from gumem.leases import Leases
 from gumem.models import Models
 from gumem.worker import WorkerStatus
@@ -80,6 +81,7 @@ class Pipeline(Consolidation):
         # this process's name in the users' processing leases, unique across machines
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._leases = Leases(db, self.owner, settings.lease_ttl_s)  # the ones it holds
+        self.pacer = Pacer(db, settings)  # the worker yields while agents wait on recalls
 
     @property
     def dim(self) -> int:
@@ -96,14 +98,17 @@ class Pipeline(Consolidation):
 
     async def process_pending(self, limit: int = 100, stop: asyncio.Event | None = None) -> int:
         """Process every user with Messages due (crash recovery, retries, async mode) that
-        no other worker holds; a set `stop` ends the pass after the user in hand."""
+        no other worker holds; a set `stop` ends the pass after the user in hand. While an
+        API is busy serving recalls, it works only its share of the time (gumem/foreground)."""
         total = 0
         users = await pending_users(self.db, limit, owner=self.owner)
         self.status.pending_users = len(users)
         for tenant, user_id in users:
             if stop is not None and stop.is_set():
                 break
+            started = time.monotonic()
             total += (await self.process_user(tenant, user_id)).messages
+            await self.pacer.pause(time.monotonic() - started, stop)
         return total
 
     async def run_worker(self, stop: asyncio.Event, interval_s: float = 1.0) -> None:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
+import uuid
 from typing import Any
 
 from core.errors import StorageUnavailable
 from core.settings import Settings
 from graph.db import Database, make_driver
 from graph.schema import apply_schema, bind_models
+from gumem.foreground import Meter
 from gumem.pipeline import Pipeline
 from gumem.service import Memory
 from gumem.worker import Supervisor
@@ -23,6 +27,7 @@ class Runtime:
         self._memory: Memory | None = None
         self._stop = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
+        self._meter: asyncio.Task[None] | None = None
 
     def start_worker(self) -> None:
         """Process pending Messages in the background (left over from a crash or an
@@ -33,6 +38,15 @@ class Runtime:
             self._stop.clear()
             supervisor = Supervisor(pipeline.run_worker, pipeline.status)
             self._worker = asyncio.create_task(supervisor.run(self._stop))
+
+    def start_foreground(self) -> None:
+        """Publish this API's recall rate (gumem/foreground.py): while it serves agents,
+        workers anywhere process only their share of the time."""
+        memory = self.memory
+        if memory.meter is None and self.settings.foreground_busy_rps > 0:
+            source = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+            memory.meter = Meter(memory.db, self.settings, source)
+            self._meter = asyncio.create_task(memory.meter.run(self._stop))
 
     def health(self) -> dict[str, Any]:
         """Cheap (no query): the worker's state and the extraction processes."""
@@ -94,6 +108,10 @@ class Runtime:
         return self._memory
 
     async def close(self) -> None:
+        if self._meter is not None:
+            self._stop.set()
+            await self._meter
+            self._meter = None
         if self._worker is not None:
             self._stop.set()
             try:  # a user in hand is finished, or cancelled: its lease is released either way

@@ -31,6 +31,7 @@ from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
 from graph.records import StatusChange
+from gumem.foreground import Meter
 from gumem.pipeline import Pipeline
 from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
 from gumem.records import (
@@ -80,6 +81,8 @@ class Memory:
         # requests' CPU work (parsing, query embedding, ranking) runs off the event loop in
         # threads of its own, never queued behind the pipeline's long embedding jobs
         self._requests = ThreadPoolExecutor(4, thread_name_prefix="gumem-request")
+        self._writes = asyncio.Semaphore(settings.max_concurrent_writes)
+        self.meter: Meter | None = None  # an API's recall rate, for the workers (Runtime)
 
     async def _cpu(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._requests, fn, *args)
@@ -106,8 +109,9 @@ class Memory:
             batch = parse_batch(items, self.settings)
             return batch, [detect_lang(m.content) for m in batch]
 
-        batch, langs = await self._cpu(prepare)
-        stored = await ingest.add_messages(self.db, tenant, batch, langs)
+        async with self._writes:  # a turn among this process's writers
+            batch, langs = await self._cpu(prepare)
+            stored = await ingest.add_messages(self.db, tenant, batch, langs)
         log.info("stored %d messages (%d duplicates)", len(stored.accepted), len(stored.duplicates))
         processed = 0
         if self.pipeline is not None and self.settings.process_mode == "sync" and stored.accepted:
@@ -297,6 +301,8 @@ class Memory:
         as_of = parse_as_of(as_of)
         if self.pipeline is None:
             raise InputError("query", "recall needs the embedding model")
+        if self.meter is not None:
+            self.meter.note()
         qvec = await self._cpu(self.pipeline.models.embed_query, query)
         k = self.settings.recall_candidates
         c = await grecall.candidates(
