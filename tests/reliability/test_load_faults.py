@@ -314,7 +314,11 @@ async def test_neo4j_outage_under_load(store: Database, api: ApiServer) -> None:
     assert not hangs, f"{len(hangs)} requests hung past the {CLIENT_TIMEOUT_S} s client timeout"
     bad = {c: n for c, n in codes.items() if c not in ("STORAGE_UNAVAILABLE",)}
     assert not bad, f"unexpected outcomes (want STORAGE_UNAVAILABLE): {bad} {load.samples}"
-    assert errs, "no request saw the outage"
+    # the outage was met: a request failed with it, or was held until Neo4j was back (the
+    # driver retries within GUMEM_NEO4J_CALL_TIMEOUT_S, so a short outage is ridden out)
+    rode_out = [o for o in load.ops if o.outcome == "ok" and o.t0 < t_up <= o.t0 + o.dt]
+    record("outage_ridden_out", len(rode_out))
+    assert errs or rode_out, "no request met the outage"
     assert all(o.outcome == "ok" for o in tail), Counter(o.outcome for o in tail)
     assert retried == len(load.failed_batches)
     assert not missing_after_retry
