@@ -112,11 +112,18 @@ def peak_rss_mb(pid: int) -> float | None:
     return None
 
 
+def _stat_fields(stat: Path) -> list[str] | None:
+    """The fields of a /proc stat file after the command name (state first)."""
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def cpu_seconds(pid: int) -> float | None:
     """User+system CPU time of a process (and its reaped children), in seconds."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
+    fields = _stat_fields(Path(f"/proc/{pid}/stat"))
+    if fields is None:
         return None
     tick = os.sysconf("SC_CLK_TCK")
     return sum(int(x) for x in fields[11:15]) / tick
@@ -135,10 +142,11 @@ def jit_cpu_seconds(pid: int) -> float | None:
         try:
             if not (t / "comm").read_text().startswith(("C1 Compiler", "C2 Compiler")):
                 continue
-            fields = (t / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])
+        fields = _stat_fields(t / "stat")
+        if fields is not None:
+            total += int(fields[11]) + int(fields[12])
     return total / tick
 
 
@@ -148,11 +156,10 @@ def tree_cpu_seconds(pid: int) -> float | None:
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
             continue
-        try:
-            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
+        fields = _stat_fields(d / "stat")
+        if fields is None or len(fields) < 2 or not fields[1].isdigit():
             continue
-        children.setdefault(ppid, []).append(int(d.name))
+        children.setdefault(int(fields[1]), []).append(int(d.name))
     own = cpu_seconds(pid)
     if own is None:
         return None

@@ -53,7 +53,7 @@ class Meter:
         return True
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Tick every INTERVAL_S until `stop`; a storage outage skips a tick."""
+        """Tick every INTERVAL_S until `stop`; an error skips a tick (logged by its type)."""
         last = time.monotonic()
         while not stop.is_set():
             with contextlib.suppress(TimeoutError):

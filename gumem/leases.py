@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import socket
 import time
+import uuid
 from collections.abc import AsyncIterator
 
 from core.errors import StorageUnavailable
 from graph import fencing
 from graph.db import Database
+
+
+def process_name() -> str:
+    """A name for this process, unique across machines (host:pid:random): the owner in
+    users' processing leases, the source of an API's foreground signal."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 class Leases:

@@ -6,11 +6,8 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import os
-import socket
 import time
 import traceback
-import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -34,7 +31,7 @@ from gumem.consolidation import Consolidation
 from gumem.drafts import carried, group_drafts, merge_drafts, rejected_messages
 from gumem.extractor import Extractor, Failure, Task, log_failure
 from gumem.foreground import Pacer
-from gumem.leases import Leases
+from gumem.leases import Leases, process_name
 from gumem.models import Models
 from gumem.worker import WorkerStatus
 
@@ -79,7 +76,7 @@ class Pipeline(Consolidation):
         self.status = WorkerStatus()
         self._locks: dict[tuple[str, str], asyncio.Lock] = defaultdict(asyncio.Lock)
         # this process's name in the users' processing leases, unique across machines
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.owner = process_name()
         self._leases = Leases(db, self.owner, settings.lease_ttl_s)  # the ones it holds
         self.pacer = Pacer(db, settings)  # the worker yields while agents wait on recalls
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import socket
-import uuid
 from typing import Any
 
 from core.errors import StorageUnavailable
@@ -14,6 +11,7 @@ from core.settings import Settings
 from graph.db import Database, make_driver
 from graph.schema import apply_schema, bind_models
 from gumem.foreground import Meter
+from gumem.leases import process_name
 from gumem.pipeline import Pipeline
 from gumem.service import Memory
 from gumem.worker import Supervisor
@@ -44,8 +42,7 @@ class Runtime:
         workers anywhere process only their share of the time."""
         memory = self.memory
         if memory.meter is None and self.settings.foreground_busy_rps > 0:
-            source = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-            memory.meter = Meter(memory.db, self.settings, source)
+            memory.meter = Meter(memory.db, self.settings, process_name())
             self._meter = asyncio.create_task(memory.meter.run(self._stop))
 
     def health(self) -> dict[str, Any]:
