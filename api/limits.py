@@ -1,9 +1,9 @@
 """What one GraphQL request may cost, checked before and during execution.
 
-Before: a validation rule estimates the worst case — every field counts once per object
-it is asked on, a list multiplies what is under it by its size (its `limit` argument, else
-its default, else a fixed bound) — and refuses a query over GUMEM_MAX_QUERY_COST, or one
-asking for more than GUMEM_MAX_EXPENSIVE_FIELDS of the fields that each do a whole
+Before: once the document is valid, an estimate of the worst case — every field counts once
+per object it is asked on, a list multiplies what is under it by its size (its `limit`
+argument, else its default, else a fixed bound) — refuses a query over GUMEM_MAX_QUERY_COST,
+or one asking for more than GUMEM_MAX_EXPENSIVE_FIELDS of the fields that each do a whole
 operation's work (recall, trace, deletions, ingest, maintenance).
 During: each list field takes at most GUMEM_MAX_LIST_SIZE items (`limit`/`offset`), and a
 request that has built GUMEM_MAX_RESULT_ITEMS list items gets LIMIT_EXCEEDED for the rest.
@@ -12,7 +12,7 @@ request that has built GUMEM_MAX_RESULT_ITEMS list items gets LIMIT_EXCEEDED for
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from graphql import (
@@ -37,7 +37,6 @@ from graphql import (
     SelectionSetNode,
     TypeInfo,
     ValidationContext,
-    ValidationRule,
     ValueNode,
     VariableDefinitionNode,
     VariableNode,
@@ -47,7 +46,6 @@ from graphql import (
     type_from_ast,
     visit,
 )
-from strawberry.extensions import SchemaExtension
 
 from core.errors import InputError
 from core.settings import Settings
@@ -227,39 +225,45 @@ def worst_case(
     return walk.cost(op.selection_set, schema.get_root_type(op.operation), 0)
 
 
-def cost_rule(settings: Settings, variables: Mapping[str, Any]) -> type[ValidationRule]:
-    """A validation rule bound to this request's variables (a `limit` may come from one)."""
-
-    class QueryCost(ValidationRule):
-        def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
-            root: GraphQLNamedType | None = self.context.schema.get_root_type(node.operation)
-            walk = _Walk(self.context, node, variables, settings)
-            cost, hits = walk.cost(node.selection_set, root, 0)
-            if cost > settings.max_query_cost:
-                shown = f"up to {cost:,}" if cost < SHOWN else f"more than {SHOWN:,}"
-                self.report_error(
-                    GraphQLError(
-                        f"query too costly: {shown} fields in the worst case (each "
-                        f"list counts at its `limit`, or its default), over the limit of "
-                        f"{settings.max_query_cost:,} (GUMEM_MAX_QUERY_COST); ask for "
-                        "smaller lists or nest less",
-                        node,
-                    )
+def cost_errors(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Mapping[str, Any],
+    settings: Settings,
+) -> list[GraphQLError]:
+    """Refusals of the document's operations over the cost or expensive-field limits; the
+    request's variables count (a `limit` may come from one)."""
+    context = ValidationContext(schema, document, TypeInfo(schema), lambda _err: None)
+    errors: list[GraphQLError] = []
+    for node in document.definitions:
+        if not isinstance(node, OperationDefinitionNode):
+            continue
+        root: GraphQLNamedType | None = schema.get_root_type(node.operation)
+        cost, hits = _Walk(context, node, variables, settings).cost(node.selection_set, root, 0)
+        if cost > settings.max_query_cost:
+            shown = f"up to {cost:,}" if cost < SHOWN else f"more than {SHOWN:,}"
+            errors.append(
+                GraphQLError(
+                    f"query too costly: {shown} fields in the worst case (each "
+                    f"list counts at its `limit`, or its default), over the limit of "
+                    f"{settings.max_query_cost:,} (GUMEM_MAX_QUERY_COST); ask for "
+                    "smaller lists or nest less",
+                    node,
                 )
-            asked = sum(hits.values())
-            if asked > settings.max_expensive_fields:
-                which = ", ".join(f"{k} x{n}" for k, n in sorted(hits.items()))
-                self.report_error(
-                    GraphQLError(
-                        f"too many expensive fields in one request: {which}; at most "
-                        f"{settings.max_expensive_fields} of "
-                        f"{', '.join(sorted({f for _t, f in EXPENSIVE}))} "
-                        "(GUMEM_MAX_EXPENSIVE_FIELDS)",
-                        node,
-                    )
+            )
+        asked = sum(hits.values())
+        if asked > settings.max_expensive_fields:
+            which = ", ".join(f"{k} x{n}" for k, n in sorted(hits.items()))
+            errors.append(
+                GraphQLError(
+                    f"too many expensive fields in one request: {which}; at most "
+                    f"{settings.max_expensive_fields} of "
+                    f"{', '.join(sorted({f for _t, f in EXPENSIVE}))} "
+                    "(GUMEM_MAX_EXPENSIVE_FIELDS)",
+                    node,
                 )
-
-    return QueryCost
+            )
+    return errors
 
 
 MAX_DIGITS = 100  # graphql-core's Int check calls int(), which raises past 4,300 digits
@@ -297,23 +301,3 @@ def long_number(document: DocumentNode) -> GraphQLError | None:
     visitor = _LongNumbers()
     visit(document, visitor)
     return visitor.found
-
-
-class QueryLimits(SchemaExtension):
-    """Adds the cost rule, bound to the request's variables, to the validation rules, and
-    refuses integer literals too long for validation to read."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-
-    def on_operation(self) -> Iterator[None]:
-        ec = self.execution_context
-        rule = cost_rule(self.settings, ec.variables or {})
-        ec.validation_rules = (*ec.validation_rules, rule)
-        yield
-
-    def on_validate(self) -> Iterator[None]:
-        ec = self.execution_context
-        if ec.graphql_document is not None and (err := long_number(ec.graphql_document)):
-            ec.pre_execution_errors = [err]  # validation is then skipped, nothing runs
-        yield

@@ -9,14 +9,19 @@ from typing import Annotated
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.extensions import (
+    AddValidationRules,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+)
 from strawberry.scalars import JSON
 from strawberry.types import Info
 from strawberry.types.execution import ExecutionContext
 
 from api.audit_types import AuditRecord, DeletionImpact, DeletionReport, ForgetReport, Trace
 from api.context import Context
-from api.limits import QueryLimits
 from api.types import (
     AddMessagesResult,
     Fact,
@@ -33,6 +38,7 @@ from api.types import (
     Topic,
     WorkerHealth,
 )
+from api.validation import CACHED_TEXTS, QueryLimits, Validator
 from core.errors import GumemError, InputError
 from core.inputs import BatchError
 from core.settings import Settings
@@ -388,13 +394,19 @@ class GumemSchema(strawberry.Schema):
 
 
 def build_schema(settings: Settings) -> strawberry.Schema:
+    # the rules are built once, so the validation of a query text is reused (api/validation)
+    rules = [
+        *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=30).validation_rules,
+    ]
+    validator = Validator(settings)
     return GumemSchema(
         query=Query,
         mutation=Mutation,
         extensions=[
-            lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
             lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
-            lambda: MaxAliasesLimiter(max_alias_count=30),
-            lambda: QueryLimits(settings),
+            lambda: ParserCache(maxsize=CACHED_TEXTS),
+            lambda: AddValidationRules(rules),
+            lambda: QueryLimits(validator),
         ],
     )
