@@ -94,8 +94,6 @@ async def _dump(args: argparse.Namespace, h: Neo4jHandle) -> None:
                 fids = sorted({f.id for f in [*c.fact_near, *c.fact_hits]})
                 fids += sorted({f for s in c.summaries for f in s.source_facts})
                 facts = await reads.facts_by_ids(memory.db, args.tenant, sorted(set(fids)))
-                shown = sorted({m.message_id for m in [*c.messages, *c.message_hits, *c.recent]})
-                corrected = await grecall.corrected_messages(memory.db, args.tenant, shown)
                 qv = np.asarray(qvec, dtype=np.float32)
                 hybrid = rrf([bm25.search(text, DEPTH), dense.search(text, DEPTH, qv)])
                 questions.append(
@@ -106,7 +104,6 @@ async def _dump(args: argparse.Namespace, h: Neo4jHandle) -> None:
                         "gold": gold,
                         "c": c,
                         "facts": facts,
-                        "corrected": corrected,
                         "hybrid": hybrid,
                     }
                 )
@@ -129,7 +126,7 @@ def gumem_ranked(
     window = grank.past_window(parse_time_cue(qd["q"], now), now)
     p = grank.plan(c, window, limit, weights)
     facts = {f: qd["facts"][f] for f in p.fact_ids() if f in qd["facts"]}
-    r = grank.assemble(p, c, facts, qd["q"], weights, qd["corrected"], cid)
+    r = grank.assemble(p, c, facts, qd["q"], weights, user_id=cid)
     ranked: list[str] = []
     for it in [*r.mid_term, *r.long_term]:
         if it.kind == "summary":

@@ -112,4 +112,51 @@ CALL () {
     timestamp: [m.timestamp.epochSeconds, m.timestamp.microsecond, m.timestamp.offsetSeconds]
   }) AS recent
 }
-RETURN summaries, summary_hits, fact_hits, fact_near, messages, message_hits, recent
+// Each candidate Fact in full with its source Messages, so that the Facts recall shows need
+// no second round trip: the fields of cypher/facts_by_ids.cypher (graph.records.stored_fact).
+CALL (fact_hits, fact_near) {
+  UNWIND [x IN fact_hits | x.id] + [x IN fact_near | x.id] AS fid
+  WITH DISTINCT fid
+  MATCH (f:Fact {fact_id: fid}) WHERE f.tenant = $tenant
+  CALL (f) {
+    OPTIONAL MATCH (f)-[:SOURCE]->(m:Message)
+    WITH m ORDER BY m.timestamp
+    RETURN collect(m {.message_id, .user_id, .session_id, .content, .event_type, .role, .page,
+      .metadata_json, .lang, .status,
+      timestamp: [m.timestamp.epochSeconds, m.timestamp.microsecond, m.timestamp.offsetSeconds]
+    }) AS sources
+  }
+  RETURN collect({fact: f {.fact_id, .user_id, .content, .kind, .slot, .value, .polarity,
+    .explicit, .confidence, .validity, .status, .labels, .entities, .source_message_ids, .lang,
+    .topic, .anchors,
+    time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
+    time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds],
+    created_at: [f.created_at.epochSeconds, f.created_at.microsecond, f.created_at.offsetSeconds]
+  }, sources: sources}) AS facts
+}
+// The candidate Messages that carry a superseded value, with the active Facts that replaced
+// it (along SUPERSEDES chains; none when the replacement is gone): recall marks such a
+// Message so its old value is not read as current. A Message that a replacing Fact also
+// cites carries the current value itself and is not marked. With $as_of, as things stood
+// then: only a Fact superseded by that time counts, replaced by the Facts valid at it.
+// $uid_prefix + message_id is the Message's uid (graph.ingest.message_uid).
+CALL (messages, message_hits, recent) {
+  UNWIND [x IN messages + message_hits + recent | $uid_prefix + x.message_id] AS uid
+  WITH DISTINCT uid
+  MATCH (m:Message {uid: uid})<-[:SOURCE]-(old:Fact)
+  WHERE old.tenant = $tenant AND old.validity = 'superseded'
+    AND ($as_of IS NULL OR old.valid_to <= $as_of)
+  OPTIONAL MATCH (old)<-[:SUPERSEDES*1..8]-(new:Fact)
+  WHERE CASE WHEN $as_of IS NULL THEN new.validity = 'active'
+    ELSE new.valid_from <= $as_of
+      AND (new.validity = 'active' OR new.valid_to > $as_of) END
+  WITH m, old, collect(DISTINCT new) AS news
+  WHERE none(n IN news WHERE EXISTS { (n)-[:SOURCE]->(m) })
+  UNWIND CASE WHEN news = [] THEN [null] ELSE news END AS new
+  WITH m, new ORDER BY new.valid_from, new.fact_id
+  WITH m.message_id AS message_id, collect(DISTINCT CASE WHEN new IS NOT NULL
+    THEN {fact_id: new.fact_id, content: new.content} END) AS replaced_by
+  RETURN collect({message_id: message_id, replaced_by: replaced_by}) AS corrected
+}
+RETURN summaries, summary_hits, fact_hits, fact_near, messages, message_hits, recent, facts,
+  corrected

@@ -1,4 +1,5 @@
-"""Recall's reads: one round trip for candidates, one for the chosen facts' sources.
+"""Recall's read: one round trip for the candidates, with the candidate Facts in full and
+the corrections the candidate Messages carry.
 
 The candidates leave here as typed records (`Candidates`), their times and metadata
 decoded once; `gumem.recall` ranks them.
@@ -8,13 +9,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graph.db import Database, instant
+from graph.db import Database, instant, instants
 from graph.ingest import message_uid, scope_token
 from graph.queries import query
+from graph.records import StoredFact, stored_fact
 
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 RECALLED_STATUSES = ["active", "deprioritized"]
@@ -91,7 +94,8 @@ class MessageCandidate:
 
 @dataclass(frozen=True)
 class Candidates:
-    """What recall ranks, read in one round trip."""
+    """What recall ranks, read in one round trip. `details` holds each candidate Fact as
+    read (`facts()` decodes the few recall shows, not all of them)."""
 
     summaries: tuple[SummaryCandidate, ...] = ()
     summary_hits: tuple[Hit, ...] = ()
@@ -100,6 +104,20 @@ class Candidates:
     messages: tuple[MessageCandidate, ...] = ()
     message_hits: tuple[MessageCandidate, ...] = ()
     recent: tuple[MessageCandidate, ...] = ()
+    details: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
+    # Message id -> (fact id, content) of the active Facts that replaced what it said, for
+    # each candidate Message that carries a superseded value (empty: nothing active
+    # replaced it, e.g. the correction was deleted)
+    corrected: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+
+    def facts(self, ids: Iterable[str]) -> dict[str, StoredFact]:
+        """The candidate Facts among `ids`, with their sources (an id not among the
+        candidates is left out)."""
+        out = {}
+        for i in ids:
+            if (d := self.details.get(i)) is not None:
+                out[i] = stored_fact(instants(d["fact"]), instants(d["sources"]))
+        return out
 
 
 def _metadata(raw: str | None) -> dict[str, object]:
@@ -165,6 +183,11 @@ def decode(row: dict[str, Any]) -> Candidates:
         messages=tuple(_message(r, "mv") for r in row["messages"]),
         message_hits=tuple(_message(r, "score") for r in row["message_hits"] or ()),
         recent=tuple(_message(r, None) for r in row["recent"]),
+        details={d["fact"]["fact_id"]: d for d in row.get("facts") or ()},
+        corrected={
+            r["message_id"]: tuple((x["fact_id"], x["content"]) for x in r["replaced_by"])
+            for r in row.get("corrected") or ()
+        },
     )
 
 
@@ -200,23 +223,6 @@ async def candidates(
         recent_since=recent_since,
         statuses=statuses or RECALLED_STATUSES,
         as_of=as_of,
+        uid_prefix=message_uid(tenant, ""),
     )
     return decode(rows[0])
-
-
-async def corrected_messages(
-    db: Database, tenant: str, ids: list[str], as_of: datetime | None = None
-) -> dict[str, list[tuple[str, str]]]:
-    """Message id -> (fact id, content) of the active Facts that replaced what it said, for
-    each Message that carries a superseded value (the list is empty when nothing active
-    replaced it, e.g. the correction was deleted). With `as_of`: superseded by then, and
-    replaced by the Facts valid then."""
-    if not ids:
-        return {}
-    rows = await db.rows(
-        query("corrected_messages"),
-        tenant=tenant,
-        uids=[message_uid(tenant, i) for i in ids],
-        as_of=as_of,
-    )
-    return {r["message_id"]: [(x["fact_id"], x["content"]) for x in r["replaced_by"]] for r in rows}

@@ -78,8 +78,8 @@ class Memory:
         self.settings = settings
         self.pipeline = pipeline
         self._background: set[asyncio.Task[int]] = set()
-        # requests' CPU work (parsing, query embedding, ranking) runs off the event loop in
-        # threads of its own, never queued behind the pipeline's long embedding jobs
+        # requests' longer CPU work (parsing a batch, embedding a query) runs off the event
+        # loop in threads of its own, never queued behind the pipeline's long embedding jobs
         self._requests = ThreadPoolExecutor(4, thread_name_prefix="gumem-request")
         self._writes = asyncio.Semaphore(settings.max_concurrent_writes)
         self.meter: Meter | None = None  # an API's recall rate, for the workers (Runtime)
@@ -328,12 +328,11 @@ class Memory:
         )
         n = limit or self.settings.recall_limit
         window = past_window(parse_time_cue(query, now), now)
-        p = await self._cpu(lambda: plan(c, window, n, weights))
-        ids = p.fact_ids()
-        facts = await reads.facts_by_ids(self.db, tenant, ids) if ids else {}
-        shown = {m.message_id for m in [*c.messages, *c.message_hits, *c.recent]}
-        corrected = await grecall.corrected_messages(self.db, tenant, sorted(shown), as_of)
-        return await self._cpu(assemble, p, c, facts, query, weights, corrected, user_id)
+        # ranking a few hundred candidates takes about a millisecond: done here, as a thread
+        # hop under load (waiting for the GIL and a core) costs more than it saves
+        p = plan(c, window, n, weights)
+        facts = c.facts(p.fact_ids())  # read with the candidates: no second round trip
+        return assemble(p, c, facts, query, weights, user_id=user_id)
 
     async def failed_messages(
         self, tenant: str, user_id: str | None, limit: int, offset: int
