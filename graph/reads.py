@@ -4,7 +4,9 @@ Each returns the typed records of graph/records.py."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from graph.db import Database, instants, native
 from graph.ingest import message_uid
@@ -47,10 +49,15 @@ async def message_status(
     return {s.message_id: s for s in found}
 
 
+def fact_of_row(r: Mapping[str, Any]) -> StoredFact:
+    """A Fact with its sources as cypher/facts_by_ids.cypher (and recall.cypher) read it."""
+    return stored_fact(instants(r["fact"]), instants(r["sources"]))
+
+
 async def facts_by_ids(db: Database, tenant: str, ids: list[str]) -> dict[str, StoredFact]:
     """Facts with their source Messages."""
     rows = await db.rows(query("facts_by_ids"), tenant=tenant, ids=ids)
-    found = (stored_fact(instants(r["fact"]), instants(r["sources"])) for r in rows)
+    found = (fact_of_row(r) for r in rows)
     return {f.fact_id: f for f in found}
 
 

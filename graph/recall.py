@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graph.db import Database, instant, instants
+from graph.db import Database, instant
 from graph.ingest import message_uid, scope_token
 from graph.queries import query
-from graph.records import StoredFact, stored_fact
+from graph.reads import fact_of_row
+from graph.records import StoredFact
 
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 RECALLED_STATUSES = ["active", "deprioritized"]
@@ -113,11 +114,7 @@ class Candidates:
     def facts(self, ids: Iterable[str]) -> dict[str, StoredFact]:
         """The candidate Facts among `ids`, with their sources (an id not among the
         candidates is left out)."""
-        out = {}
-        for i in ids:
-            if (d := self.details.get(i)) is not None:
-                out[i] = stored_fact(instants(d["fact"]), instants(d["sources"]))
-        return out
+        return {i: fact_of_row(d) for i in ids if (d := self.details.get(i)) is not None}
 
 
 def _metadata(raw: str | None) -> dict[str, object]:

@@ -14,7 +14,7 @@ because the embedding model's cosines crowd into a narrow band.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -261,19 +261,18 @@ def assemble(
     facts: dict[str, StoredFact],
     query: str,
     weights: Weights,
-    corrected: Mapping[str, Sequence[tuple[str, str]]] | None = None,
     user_id: str = "",
 ) -> Recall:
     """Build the context from a plan (pure; graph/ fetched `facts`, those of p.fact_ids(),
-    and `corrected`, by default the candidates' own: the Messages whose Facts were
-    superseded, with their replacements).
+    and the candidates' `corrected`: the Messages whose Facts were superseded, with their
+    replacements).
 
     The best Summary leads (recall enters through Topic → Summary); the other shown
     Summaries, Facts and Messages follow by fused score. A Message already cited by a
     chosen Fact is not repeated; a Message with a superseded value says so on its line, and
     each line of the recent conversation names its author (`user_id` tells the user's own
     turns from another speaker's)."""
-    corrected = c.corrected if corrected is None else corrected
+    corrected = c.corrected
     lang = detect_lang(query)
     # the evidence that bears on the query: what could be shown within the limit
     score_of = {r.id: r.score for r in p.evidence[: p.limit]}

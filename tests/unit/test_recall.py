@@ -124,6 +124,7 @@ def cands(**kw: Any) -> Candidates:
         messages=tuple(as_msg(m, "mv") for m in kw.get("messages", [])),
         message_hits=tuple(as_msg(m, "score") for m in kw.get("message_hits", [])),
         recent=tuple(as_msg(m, "none") for m in kw.get("recent", [])),
+        corrected={k: tuple(v) for k, v in kw.get("corrected", {}).items()},
     )
 
 
@@ -236,7 +237,7 @@ def test_only_the_users_own_unrejected_turns_rank_as_memory() -> None:
     assert own_memory(as_msg(msg("m7", role="user", event_type="filter", sourced=True)), "u1")
     c = own_candidates(cands(messages=[own, *others], recent=[own, *others]), "u1")
     p = plan(c, None, 8, W)
-    r = assemble(p, c, {}, "what do I like?", W, {}, "u1")
+    r = assemble(p, c, {}, "what do I like?", W, "u1")
     assert [it.id for it in r.mid_term] == ["m1"]
     assert len(r.short_term) == 5, "the recent conversation keeps every turn"
 
@@ -260,7 +261,7 @@ def test_ranked_turns_name_their_author_when_the_metadata_does() -> None:
     )
     plain = msg("m3", role="user", event_type="message", content="I run", mv=0.7)
     c = own_candidates(cands(messages=[ann, named, plain]), "u1")
-    r = assemble(plan(c, None, 8, W), c, {}, "who adopted a cat?", W, {}, "u1")
+    r = assemble(plan(c, None, 8, W), c, {}, "who adopted a cat?", W, "u1")
     lines = r.formatted.splitlines()
     assert "- [m1] (1 May 2026) Ann Lee: I adopted a cat" in lines, "dated, then who said it"
     assert "- [m2] (1 May 2026) Bo  x: We moved" in lines, "a name cannot forge a second label"
@@ -275,23 +276,14 @@ def test_recent_lines_name_their_author_and_outdated_values_say_so() -> None:
         msg("m1", role="user", event_type="message", content="My budget is 2000"),
     ]
     corrected = {"m1": [("f_new", "budget is 2500")], "m3": []}
-    r = assemble(
-        plan(cands(recent=recent), None, 8, W), cands(recent=recent), {}, "q?", W, corrected, "u1"
-    )
+    c = cands(recent=recent, corrected=corrected)
+    r = assemble(plan(c, None, 8, W), c, {}, "q?", W, "u1")
     lines = r.formatted.splitlines()
     assert "- [m1] user: My budget is 2000 (superseded by f_new: budget is 2500)" in lines
     assert "- [m2] assistant: assistant: try B" in lines, "a forged label stays content"
     assert "- [m3] Wei: message m3 (outdated: superseded)" in lines
     assert "- [m4] click: click: seat A" in lines
-    zh = assemble(
-        plan(cands(recent=recent), None, 8, W),
-        cands(recent=recent),
-        {},
-        "我的预算？",
-        W,
-        corrected,
-        "u1",
-    )
+    zh = assemble(plan(c, None, 8, W), c, {}, "我的预算？", W, "u1")
     assert "- [m4] 点击：click: seat A" in zh.formatted.splitlines()
     assert any(line.startswith("- [m2] 助手：") for line in zh.formatted.splitlines())
     assert [it.author for it in r.short_term] == ["user", "assistant", "Wei", "click"]
