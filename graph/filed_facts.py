@@ -84,3 +84,13 @@ async def facts_near(
         spans=[{"since": a, "until": b} for a, b in spans],
     )
     return [_filed(r) for r in rows]
+
+
+async def fact_embeddings(
+    db: Database, tenant: str, user_id: str, ids: list[str]
+) -> dict[str, list[float]]:
+    """fact id → embedding of these Facts of the user (those that have one)."""
+    if not ids:
+        return {}
+    rows = await db.rows(query("fact_embeddings"), tenant=tenant, user_id=user_id, ids=ids)
+    return {r["fact_id"]: r["embedding"] for r in rows}

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import numpy as np
+
 from core.settings import Settings
 from extract.summaries import build_summaries, summary_key
 from extract.topics import (
@@ -88,9 +90,7 @@ class Consolidation:
                 names[choice.name] = (tid, topic_embedding_text(choice.name))
                 topic_ids[choice.name] = tid
         vecs = (
-            await asyncio.to_thread(
-                self.models.embedder.embed_passages, [text for _, text in names.values()]
-            )
+            await asyncio.to_thread(self.models.embed_topics, [text for _, text in names.values()])
             if names
             else []
         )
@@ -114,7 +114,7 @@ class Consolidation:
         summaries, retire = await asyncio.to_thread(
             self._plan_summaries, tenant, user_id, by_topic, topic_ids, current
         )
-        summaries = await self._embed_summaries(tenant, summaries, current)
+        summaries = await self._embed_summaries(tenant, summaries, current, user_id=user_id)
         assign = [gts.Filing(f.fact_id, choices[f.fact_id].name) for f in unfiled]
         await gts.write_consolidation(
             self.db,
@@ -173,19 +173,31 @@ class Consolidation:
         tenant: str,
         planned: list[gts.NewSummary],
         current: list[gts.CurrentSummary] | None = None,
+        user_id: str | None = None,
     ) -> list[gts.NewSummary]:
-        """The planned Summaries with the embeddings of their content: a text one of the
-        `current` Summaries already has keeps its vector (read for those texts only), only
-        changed texts are embedded."""
+        """The planned Summaries with their embeddings: a text one of the `current`
+        Summaries already has keeps its vector (read for those texts only). With `user_id`
+        (a batch's consolidation) a changed text gets the mean of its Facts' stored vectors
+        (`centroid`); otherwise (a deletion's rebuild, whose Facts may be revised), or when
+        none of its Facts has a vector, its text is embedded."""
         if not planned:
             return planned
         texts = {s.draft.content for s in planned}
         same = [c.summary_id for c in current or () if c.content in texts]
         have = await gts.summary_embeddings(self.db, tenant, same)
+        if user_id is not None:
+            ids = {
+                f for s in planned if s.draft.content not in have for f in s.draft.source_fact_ids
+            }
+            vecs = await gf.fact_embeddings(self.db, tenant, user_id, sorted(ids))
+            for s in planned:
+                mean = centroid([vecs[f] for f in s.draft.source_fact_ids if f in vecs])
+                if s.draft.content not in have and mean is not None:
+                    have[s.draft.content] = mean
         todo = sorted(texts - have.keys())
         if todo:
-            vecs = await asyncio.to_thread(self.models.embedder.embed_passages, todo)
-            have.update(zip(todo, vecs, strict=True))
+            embedded = await asyncio.to_thread(self.models.embedder.embed_passages, todo)
+            have.update(zip(todo, embedded, strict=True))
         return [
             gts.NewSummary(
                 s.summary_id, s.topic_id, s.key, s.version, s.draft, have[s.draft.content]
@@ -252,3 +264,13 @@ class _Stored:
         if not self.facts.isdisjoint(fact_ids):
             return True
         return any(slots[f] in self.slots for f in fact_ids if f in slots)
+
+
+def centroid(vectors: list[list[float]]) -> list[float] | None:
+    """The unit-length mean of `vectors` (None for none): a Summary's vector from its
+    Facts', so recall's cosine ranks it by what it is made of."""
+    if not vectors:
+        return None
+    mean = np.asarray(vectors, dtype=np.float32).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return (mean / norm).tolist() if norm > 0 else None

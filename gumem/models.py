@@ -24,6 +24,8 @@ class Models:
         self._zh: Any = None
         self._embedder: Embedder | None = None
         self._queries: dict[str, list[float]] = {}
+        self._topics: dict[str, list[float]] = {}
+        self._topics_lock = threading.Lock()
 
     @property
     def en(self) -> Any:
@@ -52,6 +54,21 @@ class Models:
                 self._queries.pop(next(iter(self._queries)))
             self._queries[text] = hit
         return hit
+
+    def embed_topics(self, texts: list[str]) -> list[list[float]]:
+        """Topic texts (a name and its pack aliases) are cached: every user's new Topics
+        come from the same packs, so their texts repeat across users."""
+        with self._topics_lock:
+            have = {t: self._topics[t] for t in texts if t in self._topics}
+        todo = sorted(set(texts) - have.keys())
+        if todo:
+            have.update(zip(todo, self.embedder.embed_passages(todo), strict=True))
+            with self._topics_lock:
+                for text in todo:
+                    if len(self._topics) >= 4096:
+                        self._topics.pop(next(iter(self._topics)))
+                    self._topics[text] = have[text]
+        return [have[t] for t in texts]
 
     @property
     def embedder(self) -> Embedder:

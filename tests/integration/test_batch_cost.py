@@ -8,6 +8,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
+
 from extract.types import FactDraft
 from graph.db import Database
 from graph.fact_writes import NewFact, active_slots, write_facts
@@ -130,3 +132,23 @@ async def test_consolidation_reads_decode_times(memory: Memory) -> None:
     (x,) = await dirty_facts(memory.db, TENANT, USER)
     assert x.fact.time_start == T0 and x.fact.time_end == T0
     assert x.fact.time_start.utcoffset() == timedelta(0)
+
+
+async def test_a_batch_gives_each_summary_the_mean_of_its_facts_vectors(memory: Memory) -> None:
+    items = [
+        msg("m-v1", "I'm allergic to peanuts.", 0),
+        msg("m-v2", "I live in Lyon and I work as a nurse.", 1),
+        msg("m-v3", "I prefer window seats on long flights.", 2),
+    ]
+    await memory.add_messages(TENANT, items)
+    rows = await memory.db.rows(
+        """MATCH (s:Summary {validity: 'active'}) WHERE s.user_id = $u
+        MATCH (f:Fact)-[:SUPPORTS]->(s)
+        RETURN s.summary_id AS id, s.embedding AS sv, collect(f.embedding) AS fvs""",
+        u=USER,
+    )
+    assert rows, "the batch planned no Summary"
+    for r in rows:
+        mean = np.asarray(r["fvs"], dtype=np.float32).mean(axis=0)
+        mean /= np.linalg.norm(mean)
+        assert float(np.dot(mean, np.asarray(r["sv"]))) > 0.9999, r["id"]
