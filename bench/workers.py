@@ -41,7 +41,7 @@ from bench.common import (
 )
 from bench.fleet import database, log_dir, settled, workers
 from bench.ingest import embed_rate, http_ingest
-from bench.load import extra_env
+from bench.load import cpu_now, extra_env
 from graph.db import Database
 from gumem.models import Models
 
@@ -117,7 +117,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
 
             async def phase(n: int, tag: str, stream: list[dict[str, Any]]) -> dict[str, Any]:
                 t_start = time.monotonic()
-                with workers(n, wenv, logs, tag=f"w{tag}"):
+                with workers(n, wenv, logs, tag=f"w{tag}") as procs:
                     ready_s = time.monotonic() - t_start
                     batches = synth.batches(tagged(warm, f"{tag}w"), args.batch)
                     await asyncio.to_thread(http_ingest, api, batches, "warm")
@@ -126,6 +126,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                         raise RuntimeError(f"{n} workers: warm-up left {left}")
                     load0 = loadavg()[0]
                     neo0 = cpu_seconds(h.pid) if h.pid else None
+                    cpu0 = cpu_now(h, api, procs)
                     t0 = time.perf_counter()
                     batches = synth.batches(tagged(stream, tag), args.batch)
                     await asyncio.to_thread(http_ingest, api, batches, tag)
@@ -134,6 +135,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                     wall = time.perf_counter() - t0
                     load1 = loadavg()[0]
                     neo1 = cpu_seconds(h.pid) if h.pid else None
+                    cpu1 = cpu_now(h, api, procs)
                 ph = {
                     "workers": n,
                     "messages": len(stream),
@@ -144,6 +146,11 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                     "left": left,
                     **await processed_by(db, f"{tag}-"),
                     "neo4j_cpu_s": neo1 - neo0 if neo0 is not None and neo1 is not None else None,
+                    "cpu_s": {
+                        k: cpu1[k] - v  # type: ignore[operator]
+                        for k, v in cpu0.items()
+                        if v is not None and cpu1[k] is not None
+                    },
                     "loadavg_1m_start": load0,
                     "loadavg_1m_end": load1,
                 }
@@ -210,6 +217,12 @@ def report(res: dict[str, Any]) -> str:
                 w["loadavg_1m_end"],
             ],
         )
+    parts = list(res["phases"][0].get("cpu_s", {}))
+    cpu_rows = [
+        [p["workers"], p["seconds"], *(p["cpu_s"].get(k) for k in parts)]
+        for p in res["phases"]
+        if p.get("cpu_s")
+    ]
     c = res["config"]
     return "\n".join(
         [
@@ -229,6 +242,11 @@ def report(res: dict[str, Any]) -> str:
                 f"Full processing by `gumem worker` processes (commit {res['commit']}): "
                 f"{c['messages']} messages of {c['users']} users, batches of {c['batch']}, "
                 "API async with its own worker off",
+            ),
+            table(
+                ["workers", "wall s", *parts],
+                cpu_rows,
+                "CPU seconds of each part in each timed phase (2 CPUs give 2 × wall s)",
             ),
             "statuses: "
             + "; ".join(f"{p['workers']}: {p['statuses']} {p['left']}" for p in res["phases"]),

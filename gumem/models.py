@@ -74,12 +74,16 @@ class Models:
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
+                from extract.coalesce import Coalescing
                 from extract.embedding import create_embedder
 
-                self._embedder = create_embedder(
-                    self.settings.embedding_model,
-                    self.settings.model_cache,
-                    threads=self.settings.embedding_threads,
+                # users processed side by side share model calls (extract/coalesce.py)
+                self._embedder = Coalescing(
+                    create_embedder(
+                        self.settings.embedding_model,
+                        self.settings.model_cache,
+                        threads=self.settings.embedding_threads,
+                    )
                 )
                 log.info("embedding model loaded (dim %d)", self._embedder.dim)
             return self._embedder

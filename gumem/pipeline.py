@@ -95,18 +95,31 @@ class Pipeline(Consolidation):
 
     async def process_pending(self, limit: int = 100, stop: asyncio.Event | None = None) -> int:
         """Process every user with Messages due (crash recovery, retries, async mode) that
-        no other worker holds; a set `stop` ends the pass after the user in hand. While an
-        API is busy serving recalls, it works only its share of the time (gumem/foreground)."""
-        total = 0
+        no other worker holds, `worker_users` of them side by side; a set `stop` ends the
+        pass after the users in hand. While an API is busy serving recalls, one user at a
+        time and only its share of the time (gumem/foreground)."""
         users = await pending_users(self.db, limit, owner=self.owner)
         self.status.pending_users = len(users)
-        for tenant, user_id in users:
-            if stop is not None and stop.is_set():
-                break
-            started = time.monotonic()
-            total += (await self.process_user(tenant, user_id)).messages
-            await self.pacer.pause(time.monotonic() - started, stop)
-        return total
+        queue = iter(users)
+
+        async def lane(first: bool) -> int:
+            done = 0
+            while not (stop is not None and stop.is_set()):
+                if not first and await self.pacer.busy():
+                    break  # while agents wait: one user at a time, and its pauses
+                if (user := next(queue, None)) is None:
+                    break
+                started = time.monotonic()
+                done += (await self.process_user(*user)).messages
+                await self.pacer.pause(time.monotonic() - started, stop)
+            return done
+
+        lanes = max(1, min(self.settings.worker_users, len(users)))
+        outs = await asyncio.gather(*(lane(i == 0) for i in range(lanes)), return_exceptions=True)
+        for out in outs:
+            if isinstance(out, BaseException):
+                raise out
+        return sum(o for o in outs if isinstance(o, int))
 
     async def run_worker(self, stop: asyncio.Event, interval_s: float = 1.0) -> None:
         """Drain pending Messages until `stop` is set; storage outages only pause it.
