@@ -42,8 +42,8 @@ from bench.common import (
 from bench.fleet import database, log_dir, settled, workers
 from bench.ingest import embed_rate, http_ingest
 from bench.load import cpu_now, extra_env
+from extract.embedding import create_embedder
 from graph.db import Database
-from gumem.models import Models
 
 TENANT = "bench-workers"
 OWNERS = """MATCH (m:Message) WHERE m.tenant = $t AND m.message_id STARTS WITH $p
@@ -82,8 +82,10 @@ def tagged(msgs: list[dict[str, Any]], tag: str) -> list[dict[str, Any]]:
 
 
 async def bare_model(h: Neo4jHandle, msgs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The embedding model alone, loaded in this process, on the stream's texts."""
-    emb = Models(settings_for(h)).embedder
+    """The embedding model alone, loaded in this process, on the stream's texts: one call,
+    ONNX Runtime's default threads (spinning, a little faster for one big call)."""
+    s = settings_for(h)
+    emb = create_embedder(s.embedding_model, s.model_cache, threads=s.embedding_threads, spin=True)
     out = await asyncio.to_thread(embed_rate, emb, msgs)
     log(f"bare embedding model: {out['msgs_per_s']:.1f} texts/s")
     return out

@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     embedding_model: str = "gumem/multilingual-e5-small-q4"
     model_cache: Path = STATE / "models"
     embedding_threads: int | None = None
+    # true: the model's threads spin between calls (ONNX Runtime's default); false sleeps,
+    # leaving the CPU to Neo4j and the other work between a worker's small model calls
+    embedding_spin: bool = False
 
     # Consolidation, decay and recall
     topic_similarity: float = 0.86

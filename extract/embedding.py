@@ -25,6 +25,7 @@ from fastembed.common.model_description import ModelSource, PoolingType
 from fastembed.text.custom_text_embedding import CustomTextEmbedding
 
 from core.errors import ModelError
+from extract.ort_session import without_spinning
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +124,7 @@ class FastEmbedder:
         dim: int | None = None,
         query_prefix: str | None = None,
         passage_prefix: str | None = None,
+        spin: bool = False,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -158,6 +160,8 @@ class FastEmbedder:
                 cache_dir=str(cache_dir) if cache_dir is not None else None,
                 threads=threads,
             )
+        if not spin:
+            without_spinning(self._model)
         self._dim = int(dim or self._model.embedding_size)
         logger.info(
             "embedder %s loaded (dim %d, %s)", model_name, self._dim, model_dir or "fastembed"
@@ -206,6 +210,7 @@ def create_embedder(
     cache_dir: Path | None = None,
     threads: int | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    spin: bool = False,
 ) -> FastEmbedder:
     """The embedder for ``model_name``: the default model is loaded from the directory that
     ``make models`` prepared in ``cache_dir`` (:func:`prepared_model_dir`).
@@ -215,5 +220,9 @@ def create_embedder(
     """
     if model_name.lower() == DEFAULT_MODEL_NAME.lower():
         model_dir = prepared_model_dir(cache_dir if cache_dir is not None else default_cache_dir())
-        return FastEmbedder(model_name, model_dir=model_dir, threads=threads, batch_size=batch_size)
-    return FastEmbedder(model_name, threads=threads, batch_size=batch_size, cache_dir=cache_dir)
+        return FastEmbedder(
+            model_name, model_dir=model_dir, threads=threads, batch_size=batch_size, spin=spin
+        )
+    return FastEmbedder(
+        model_name, threads=threads, batch_size=batch_size, cache_dir=cache_dir, spin=spin
+    )

@@ -83,6 +83,7 @@ class Models:
                         self.settings.embedding_model,
                         self.settings.model_cache,
                         threads=self.settings.embedding_threads,
+                        spin=self.settings.embedding_spin,
                     )
                 )
                 log.info("embedding model loaded (dim %d)", self._embedder.dim)

@@ -30,6 +30,7 @@ from extract.embedding import (
     FastEmbedder,
     create_embedder,
 )
+from extract.ort_session import spinning, without_spinning
 from extract.types import Embedder
 from tools import e5_bin, e5_tokenizer, modelprep
 
@@ -302,3 +303,24 @@ def test_unknown_model_without_dir_is_refused() -> None:
 def test_a_single_string_is_refused(embedder: FastEmbedder) -> None:
     with pytest.raises(TypeError):
         embedder.embed_passages("not a list")
+
+
+def test_the_session_sleeps_between_calls_unless_spin_and_vectors_are_the_same(
+    model_dir: Path, embedder: FastEmbedder
+) -> None:
+    spinning_one = FastEmbedder(
+        DEFAULT_MODEL_NAME, model_dir=model_dir, threads=2, batch_size=32, spin=True
+    )
+    assert spinning(embedder._model) is False and spinning(spinning_one._model) is True
+    texts = ["I moved to Lisbon in May.", "我每天早上喝一杯美式咖啡。"]
+    got, want = embedder.embed_passages(texts), spinning_one.embed_passages(texts)
+    assert all(
+        abs(a - b) < 1e-6 for u, v in zip(got, want, strict=True) for a, b in zip(u, v, strict=True)
+    )
+
+
+def test_a_model_without_the_expected_session_is_left_as_it_was() -> None:
+    class Other:
+        model = None
+
+    assert without_spinning(Other()) is False and spinning(Other()) is None
