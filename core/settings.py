@@ -66,7 +66,7 @@ class Settings(BaseSettings):
     # a worker holds a user's processing lease this long unless it renews it (it does every
     # third of it while processing); a killed worker's users are taken over after it
     lease_ttl_s: float = Field(default=30.0, gt=0)
-    # a stopping process (SIGTERM, shutdown) lets its worker finish the user in hand this
+    # a stopping process (SIGTERM, shutdown) lets its worker finish the users in hand this
     # long, then cancels it; either way its leases are given back (compose waits 10 s)
     worker_stop_s: float = Field(default=8.0, ge=0)
     # users one worker process (an API's own included) processes side by side: one user's
