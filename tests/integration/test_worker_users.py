@@ -60,13 +60,19 @@ def watch(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, users: int) -> li
     return seen
 
 
-async def test_users_are_processed_side_by_side_each_from_its_own_messages(
-    memory: Memory, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+async def lanes(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> tuple[Pipeline, list[int]]:
+    """Ten queued Messages of five users; a pipeline of 3 lanes, watched (`watch`)."""
     pipeline = memory.pipeline
     assert pipeline is not None
     await queue(memory)
-    seen = watch(pipeline, monkeypatch, users=3)
+    return pipeline, watch(pipeline, monkeypatch, users=3)
+
+
+async def test_users_are_processed_side_by_side_each_from_its_own_messages(
+    memory: Memory, lanes: tuple[Pipeline, list[int]]
+) -> None:
+    pipeline, seen = lanes
     assert await pipeline.process_pending() == 2 * len(USERS)
     assert len(seen) == len(USERS) and max(seen) == 3
     rows = await memory.db.rows(
@@ -80,12 +86,9 @@ async def test_users_are_processed_side_by_side_each_from_its_own_messages(
 
 
 async def test_while_an_api_is_busy_one_user_at_a_time(
-    memory: Memory, monkeypatch: pytest.MonkeyPatch
+    lanes: tuple[Pipeline, list[int]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pipeline = memory.pipeline
-    assert pipeline is not None
-    await queue(memory)
-    seen = watch(pipeline, monkeypatch, users=3)
+    pipeline, seen = lanes
 
     async def busy() -> bool:
         return True
