@@ -29,7 +29,6 @@ from bench.common import (
     Neo4jHandle,
     add_neo4j_args,
     commit,
-    cpu_seconds,
     gumem_env,
     loadavg,
     log,
@@ -127,7 +126,6 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                     if any(left.values()):
                         raise RuntimeError(f"{n} workers: warm-up left {left}")
                     load0 = loadavg()[0]
-                    neo0 = cpu_seconds(h.pid) if h.pid else None
                     cpu0 = cpu_now(h, api, procs)
                     t0 = time.perf_counter()
                     batches = synth.batches(tagged(stream, tag), args.batch)
@@ -136,8 +134,12 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                     left = await settled(db, TENANT, args.timeout_s, poll_s=0.2)
                     wall = time.perf_counter() - t0
                     load1 = loadavg()[0]
-                    neo1 = cpu_seconds(h.pid) if h.pid else None
                     cpu1 = cpu_now(h, api, procs)
+                cpu_s = {
+                    k: cpu1[k] - v  # type: ignore[operator]
+                    for k, v in cpu0.items()
+                    if v is not None and cpu1[k] is not None
+                }
                 ph = {
                     "workers": n,
                     "messages": len(stream),
@@ -147,12 +149,8 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                     "ready_s": ready_s,
                     "left": left,
                     **await processed_by(db, f"{tag}-"),
-                    "neo4j_cpu_s": neo1 - neo0 if neo0 is not None and neo1 is not None else None,
-                    "cpu_s": {
-                        k: cpu1[k] - v  # type: ignore[operator]
-                        for k, v in cpu0.items()
-                        if v is not None and cpu1[k] is not None
-                    },
+                    "cpu_s": cpu_s,
+                    "neo4j_cpu_s": cpu_s.get("neo4j"),
                     "loadavg_1m_start": load0,
                     "loadavg_1m_end": load1,
                 }

@@ -22,20 +22,15 @@ SPIN_KEYS = ("session.intra_op.allow_spinning", "session.inter_op.allow_spinning
 def without_spinning(model: Any) -> bool:
     """Rebuild the ONNX session inside a fastembed ``TextEmbedding`` with spinning off;
     whether it did (a layout this fastembed does not have leaves the model as it was)."""
-    holder = getattr(model, "model", None)
-    session = getattr(holder, "model", None)
+    session = _session(model)
     path = getattr(session, "_model_path", None)
-    if (
-        holder is None
-        or not isinstance(session, ort.InferenceSession)
-        or not isinstance(path, str | bytes)
-    ):
+    if session is None or not isinstance(path, str | bytes):
         log.warning("embedding model: session not found, left spinning")
         return False
     options = session.get_session_options()
     for key in SPIN_KEYS:
         options.add_session_config_entry(key, "0")
-    holder.model = ort.InferenceSession(
+    model.model.model = ort.InferenceSession(
         path, sess_options=options, providers=session.get_providers()
     )
     return True
@@ -43,11 +38,17 @@ def without_spinning(model: Any) -> bool:
 
 def spinning(model: Any) -> bool | None:
     """Whether the session inside a fastembed model may spin (None: no session found)."""
-    session = getattr(getattr(model, "model", None), "model", None)
-    if not isinstance(session, ort.InferenceSession):
+    session = _session(model)
+    if session is None:
         return None
     try:
         entry = session.get_session_options().get_session_config_entry(SPIN_KEYS[0])
     except RuntimeError:  # not set: the runtime's default, which spins
         return True
     return bool(entry != "0")
+
+
+def _session(model: Any) -> Any:
+    """The ONNX session fastembed keeps at ``TextEmbedding.model.model`` (None: not there)."""
+    session = getattr(getattr(model, "model", None), "model", None)
+    return session if isinstance(session, ort.InferenceSession) else None

@@ -191,8 +191,10 @@ class Consolidation:
             }
             vecs = await gf.fact_embeddings(self.db, tenant, user_id, sorted(ids))
             for s in planned:
+                if s.draft.content in have:
+                    continue
                 mean = centroid([vecs[f] for f in s.draft.source_fact_ids if f in vecs])
-                if s.draft.content not in have and mean is not None:
+                if mean is not None:
                     have[s.draft.content] = mean
         todo = sorted(texts - have.keys())
         if todo:

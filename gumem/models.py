@@ -50,9 +50,7 @@ class Models:
         hit = self._queries.get(text)
         if hit is None:
             hit = self.embedder.embed_queries([text])[0]
-            if len(self._queries) >= 4096:
-                self._queries.pop(next(iter(self._queries)))
-            self._queries[text] = hit
+            _keep(self._queries, text, hit)
         return hit
 
     def embed_topics(self, texts: list[str]) -> list[list[float]]:
@@ -65,9 +63,7 @@ class Models:
             have.update(zip(todo, self.embedder.embed_passages(todo), strict=True))
             with self._topics_lock:
                 for text in todo:
-                    if len(self._topics) >= 4096:
-                        self._topics.pop(next(iter(self._topics)))
-                    self._topics[text] = have[text]
+                    _keep(self._topics, text, have[text])
         return [have[t] for t in texts]
 
     @property
@@ -88,3 +84,12 @@ class Models:
                 )
                 log.info("embedding model loaded (dim %d)", self._embedder.dim)
             return self._embedder
+
+
+CACHED = 4096  # texts each vector cache keeps, oldest dropped first
+
+
+def _keep(cache: dict[str, list[float]], text: str, vector: list[float]) -> None:
+    if len(cache) >= CACHED:
+        cache.pop(next(iter(cache)))
+    cache[text] = vector
