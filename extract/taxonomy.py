@@ -84,40 +84,56 @@ def match_scores(text: str, taxonomy: Taxonomy) -> dict[str, float]:
     hay = normalize_text(text)
     taken = [False] * len(hay)
     scores: dict[str, float] = {}
-    for pattern, owners in _compiled(taxonomy):
+    for term in _compiled(taxonomy):
+        if term.pieces[0] not in hay or not all(p in hay for p in term.pieces[1:]):
+            continue  # a match holds every piece: most terms end here, without a scan
         spans = [
             m.span()
-            for m in pattern.finditer(hay)
+            for m in term.pattern.finditer(hay)
             if m.end() > m.start() and not any(taken[m.start() : m.end()])
         ]
         if not spans:
             continue
         for start, end in spans:
             taken[start:end] = [True] * (end - start)
-        for name, weight in owners:
+        for name, weight in term.owners:
             scores[name] = scores.get(name, 0.0) + weight
     return scores
 
 
+@dataclass(frozen=True)
+class _Term:
+    pattern: rx.Pattern
+    pieces: tuple[str, ...]  # literal text every match contains
+    owners: tuple[tuple[str, float], ...]  # (entry name, weight)
+
+
 @lru_cache(maxsize=16)
-def _compiled(
-    taxonomy: Taxonomy,
-) -> tuple[tuple[rx.Pattern, tuple[tuple[str, float], ...]], ...]:
+def _compiled(taxonomy: Taxonomy) -> tuple[_Term, ...]:
     """Distinct terms, longest first, each with the entries (and weights) that use it."""
     owners: dict[str, dict[str, float]] = {}
     for entry in taxonomy.entries:
         for terms, weight in ((entry.aliases, STRONG), (entry.cues, CUE)):
             for term in terms:
-                norm = normalize_text(term)
+                norm = _normalized_term(term)
                 if norm:
                     slot = owners.setdefault(norm, {})
                     slot[entry.name] = max(slot.get(entry.name, 0.0), weight)
     ordered = sorted(owners, key=lambda t: (-len(t), t))
-    return tuple((_term_pattern(t), tuple(owners[t].items())) for t in ordered)
+    return tuple(
+        _Term(_term_pattern(t), tuple(t.split(" ")), tuple(owners[t].items())) for t in ordered
+    )
 
 
-def _term_pattern(term: str) -> rx.Pattern:
-    norm = normalize_text(term)
+@lru_cache(maxsize=8192)  # a user's taxonomy is the pack's plus its Topics: terms recur
+def _normalized_term(term: str) -> str:
+    return normalize_text(term)
+
+
+@lru_cache(maxsize=8192)
+def _term_pattern(norm: str) -> rx.Pattern:
+    """The pattern of a normalized term (the words of a Latin term on word boundaries,
+    with an optional ending; a Chinese term as a substring, spaces optional)."""
     if _CJK.search(norm):
         return rx.compile(rx.escape(norm).replace(r"\ ", r"\s*"))
     words = norm.split(" ")

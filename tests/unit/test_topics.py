@@ -10,8 +10,11 @@ import pytest
 
 from extract.packs import load as load_packs
 from extract.taxonomy import (
+    Taxonomy,
+    _compiled,
     load_taxonomy,
     match_scores,
+    normalize_text,
     taxonomy_from_dict,
     taxonomy_to_dict,
 )
@@ -193,6 +196,39 @@ def test_longer_alias_consumes_shorter_one() -> None:
     assert "health & fitness" in match_scores("running in the park", DEFAULT_TAXONOMY)
     assert "health & fitness" not in match_scores("running shoes", DEFAULT_TAXONOMY)
     assert match_scores("she cared", DEFAULT_TAXONOMY) == {}  # "car" does not match "cared"
+
+
+def _scan_every_term(text: str, taxonomy: Taxonomy) -> dict[str, float]:
+    """match_scores without its literal prefilter: every term's pattern runs."""
+    hay = normalize_text(text)
+    taken = [False] * len(hay)
+    scores: dict[str, float] = {}
+    for term in _compiled(taxonomy):
+        spans = [
+            m.span()
+            for m in term.pattern.finditer(hay)
+            if m.end() > m.start() and not any(taken[m.start() : m.end()])
+        ]
+        for start, end in spans:
+            taken[start:end] = [True] * (end - start)
+        for name, weight in term.owners if spans else ():
+            scores[name] = scores.get(name, 0.0) + weight
+    return scores
+
+
+def test_the_prefilter_never_changes_a_score() -> None:
+    """Texts made of the taxonomy's own terms (cut, joined, pluralized, run together) score
+    as when every term's pattern is scanned."""
+    tax = DEFAULT_TAXONOMY.extended([("trail gear", ["trail-running pack", "越野 跑包"])])
+    terms = [t for e in tax.entries for t in (*e.aliases, *e.cues)]
+    rng = random.Random(5)
+    glue = [" ", "", "-", "s ", "ing ", "ed ", "/", "x", "的", " and "]
+    for _ in range(400):
+        parts = rng.sample(terms, rng.randint(1, 5))
+        parts = [p[: rng.randint(1, len(p))] if rng.random() < 0.3 else p for p in parts]
+        text = "".join(p + rng.choice(glue) for p in parts)
+        text = text.upper() if rng.random() < 0.2 else text
+        assert match_scores(text, tax) == _scan_every_term(text, tax), text
 
 
 def test_embedding_match_to_existing_topic() -> None:
