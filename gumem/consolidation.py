@@ -40,7 +40,7 @@ class Consolidation:
         raise NotImplementedError
 
     async def _consolidate(
-        self, tenant: str, user_id: str, marked: bool = False
+        self, tenant: str, user_id: str, marked: bool = False, token: str | None = None
     ) -> tuple[int, int]:
         """File unfiled facts under Topics and rebuild the Summaries that changed.
 
@@ -52,9 +52,10 @@ class Consolidation:
         would plan the same Summaries again. `marked`: the user may carry a consolidation
         mark, to clear even when nothing changed (otherwise that costs no write; a stale
         mark goes to the worker). Its writes are fenced by the token read here, before
-        what it reads."""
+        what it reads, or by `token` (the one the batch's own writes just passed: Fenced
+        if it changed since)."""
         started = datetime.now(UTC)
-        token = await self._token(tenant, user_id)
+        token = token or await self._token(tenant, user_id)
         dirty = await gf.dirty_facts(self.db, tenant, user_id)
         if not dirty:
             if marked:

@@ -297,7 +297,7 @@ class Pipeline(Consolidation):
         )
         report.failed = len(failed)
         report.summaries, report.retired = await self._consolidate_after_write(
-            tenant, user_id, marked=bool(new)
+            tenant, user_id, marked=bool(new), token=token
         )
         log.debug(
             "timings: extract %.2fs embed %.2fs write %.2fs consolidate %.2fs",
@@ -332,13 +332,14 @@ class Pipeline(Consolidation):
         return out
 
     async def _consolidate_after_write(
-        self, tenant: str, user_id: str, marked: bool
+        self, tenant: str, user_id: str, marked: bool, token: str | None
     ) -> tuple[int, int]:
-        """Consolidate the facts just written. An error here fails no Message (they are
-        processed): the user's mark stays, the worker tries once more and then drops it."""
+        """Consolidate the facts just written (under the token their writes passed). An
+        error here fails no Message (they are processed): the user's mark stays, the worker
+        tries once more and then drops it."""
         try:
             try:
-                return await self._consolidate(tenant, user_id, marked=marked)
+                return await self._consolidate(tenant, user_id, marked=marked, token=token)
             except (
                 fencing.Fenced
             ):  # a deletion since the facts were written: consolidate what is left

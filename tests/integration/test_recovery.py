@@ -47,12 +47,14 @@ async def test_worker_finishes_a_consolidation_cut_by_an_outage(
     real = pipeline._consolidate
     calls = 0
 
-    async def outage_once(tenant: str, user_id: str, marked: bool = False) -> tuple[int, int]:
+    async def outage_once(
+        tenant: str, user_id: str, marked: bool = False, token: str | None = None
+    ) -> tuple[int, int]:
         nonlocal calls
         calls += 1
         if calls == 1:
             raise StorageUnavailable("storage unavailable: injected")
-        return await real(tenant, user_id, marked=marked)
+        return await real(tenant, user_id, marked=marked, token=token)
 
     monkeypatch.setattr(pipeline, "_consolidate", outage_once)
     res = await memory.add_messages("tenant-a", seed("en"))
