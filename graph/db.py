@@ -173,9 +173,7 @@ def _timed(
 async def tx_rows(
     tx: AsyncManagedTransaction, cypher: LiteralString, **params: Any
 ) -> list[dict[str, Any]]:
-    result = await tx.run(cypher, params)
-    # dict(), not Record.data(): our queries return maps, and data() re-walks every value
-    return [dict(r) async for r in result]
+    return await _dicts(await tx.run(cypher, params))
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
