@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, LiteralString, TypeVar
 
 from neo4j import (
+    READ_ACCESS,
     AsyncDriver,
     AsyncGraphDatabase,
     AsyncManagedTransaction,
     AsyncResult,
+    AsyncSession,
+    AsyncTransaction,
     Query,
     Record,
     RoutingControl,
@@ -86,6 +90,18 @@ class Database:
         """One read query, raw records (graph types such as Path kept as they are)."""
         return await self._query(RoutingControl.READ, cypher, params, _records)
 
+    @contextlib.asynccontextmanager
+    async def reads(self) -> AsyncIterator[Database]:
+        """A Database whose `rows` and `records` all run in one read transaction, begun by
+        the first of them: one BEGIN and one COMMIT for a unit of work's reads instead of
+        one pair per query. Not retried as a whole: an error in it is raised to the caller
+        (StorageUnavailable for a busy or unreachable Neo4j). Writes are refused."""
+        scope = ReadScope(self)
+        try:
+            yield scope
+        finally:
+            await scope.close()
+
     async def _query(
         self,
         routing: RoutingControl,
@@ -146,6 +162,48 @@ class Database:
             if code and "TransientError" in code:
                 raise StorageUnavailable("storage busy: try again") from exc
             raise
+
+
+class ReadScope(Database):
+    """The reads of `Database.reads`: one explicit read transaction, opened lazily."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db.driver, db.database, db.timeout_s, db.call_timeout_s)
+        self._session: AsyncSession | None = None
+        self._tx: AsyncTransaction | None = None
+
+    async def _query(
+        self,
+        routing: RoutingControl,
+        cypher: LiteralString,
+        params: dict[str, Any],
+        transform: Callable[[AsyncResult], Awaitable[T]],
+    ) -> T:
+        if routing != RoutingControl.READ:
+            raise TypeError("a read scope runs reads only")
+
+        async def call() -> T:
+            if self._tx is None:
+                self._session = self.driver.session(
+                    database=self.database, default_access_mode=READ_ACCESS
+                )
+                self._tx = await self._session.begin_transaction(timeout=self.timeout_s)
+            return await transform(await self._tx.run(cypher, params))
+
+        return await self._guarded(call)
+
+    async def _run(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        raise TypeError("a read scope runs single queries only (rows, records)")
+
+    async def close(self) -> None:
+        """End the transaction (reads only: nothing to commit) and give the connection back."""
+        tx, session, self._tx, self._session = self._tx, self._session, None, None
+        with contextlib.suppress(DriverError, Neo4jError, *UNAVAILABLE):
+            if tx is not None:
+                await tx.close()
+        with contextlib.suppress(DriverError, Neo4jError, *UNAVAILABLE):
+            if session is not None:
+                await session.close()
 
 
 async def _dicts(result: AsyncResult) -> list[dict[str, Any]]:

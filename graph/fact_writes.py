@@ -21,6 +21,8 @@ from graph.queries import query
 
 
 async def existing_fact_ids(db: Database, tenant: str, ids: list[str]) -> set[str]:
+    if not ids:
+        return set()
     rows = await db.rows(query("existing_facts"), tenant=tenant, ids=ids)
     return {r["fact_id"] for r in rows}
 

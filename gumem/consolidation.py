@@ -36,7 +36,7 @@ class Consolidation:
     settings: Settings
     models: Models
 
-    async def _token(self, tenant: str, user_id: str) -> str | None:
+    async def _token(self, tenant: str, user_id: str, db: Database | None = None) -> str | None:
         raise NotImplementedError
 
     async def _consolidate(
@@ -53,22 +53,44 @@ class Consolidation:
         mark, to clear even when nothing changed (otherwise that costs no write; a stale
         mark goes to the worker). Its writes are fenced by the token read here, before
         what it reads, or by `token` (the one the batch's own writes just passed: Fenced
-        if it changed since)."""
+        if it changed since). Its reads run in one read transaction, its writes in one
+        write transaction."""
         started = datetime.now(UTC)
-        token = token or await self._token(tenant, user_id)
-        dirty = await gf.dirty_facts(self.db, tenant, user_id)
-        if not dirty:
+        async with self.db.reads() as db:
+            token = token or await self._token(tenant, user_id, db)
+            plan = await self._plan(db, tenant, user_id)
+        if plan is None:
             if marked:
                 await gts.mark_consolidated(self.db, tenant, user_id, started, token)
             return 0, 0
+        await gts.write_consolidation(
+            self.db,
+            tenant,
+            user_id,
+            topics=plan.topics,
+            assign=plan.assign,
+            summaries=plan.summaries,
+            retire=plan.retire,
+            started=started,
+            token=token,
+            touched=plan.touched,
+            clean=plan.clean,
+        )
+        return len(plan.summaries), len(plan.retire)
+
+    async def _plan(self, db: Database, tenant: str, user_id: str) -> _Plan | None:
+        """What consolidating the user's dirty Facts writes (None: nothing is dirty)."""
+        dirty = await gf.dirty_facts(db, tenant, user_id)
+        if not dirty:
+            return None
         unfiled_all = [x for x in dirty if x.active and x.topic is None]
         unfiled = [x.fact for x in unfiled_all]
         corrections = [(x.fact, x.prev_topic) for x in unfiled_all if x.prev_topic]
         to_file = [x.fact for x in unfiled_all if not x.prev_topic]
-        topics = await gts.user_topics(self.db, tenant, user_id)
+        topics = await gts.user_topics(db, tenant, user_id)
         choices: dict[str, TopicChoice] = {}
         if to_file:
-            near = await self._voters(tenant, user_id, unfiled)
+            near = await self._voters(db, tenant, user_id, unfiled)
             # a correction goes with what it corrects, and like a filed fact it tells the
             # rest of its session which goal they belong to
             known = [(x.fact, x.topic) for x in near if x.topic] + corrections
@@ -102,7 +124,7 @@ class Consolidation:
         touched = sorted({x.topic for x in dirty if x.topic} | {c.name for c in choices.values()})
         filed = [
             (x.fact, x.topic)
-            for x in await gf.facts_of_topics(self.db, tenant, user_id, touched)
+            for x in await gf.facts_of_topics(db, tenant, user_id, touched)
             if x.topic is not None
         ]
         filed += corrections
@@ -111,35 +133,30 @@ class Consolidation:
             by_topic[t].append(f)
         for f in unfiled:
             by_topic[choices[f.fact_id].name].append(f)
-        current = await gts.active_summaries(self.db, tenant, user_id, list(by_topic))
+        current = await gts.active_summaries(db, tenant, user_id, list(by_topic))
         summaries, retire = await asyncio.to_thread(
             self._plan_summaries, tenant, user_id, by_topic, topic_ids, current
         )
-        summaries = await self._embed_summaries(tenant, summaries, current, user_id=user_id)
-        assign = [gts.Filing(f.fact_id, choices[f.fact_id].name) for f in unfiled]
-        await gts.write_consolidation(
-            self.db,
-            tenant,
-            user_id,
+        summaries = await self._embed_summaries(db, tenant, summaries, current, user_id=user_id)
+        return _Plan(
             topics=new_topics,
-            assign=assign,
+            assign=[gts.Filing(f.fact_id, choices[f.fact_id].name) for f in unfiled],
             summaries=summaries,
             retire=retire,
-            started=started,
-            token=token,
             touched=touched,
             clean=[x.fact.fact_id for x in dirty],
         )
-        return len(summaries), len(retire)
 
-    async def _voters(self, tenant: str, user_id: str, new: list[FactRecord]) -> list[gf.Filed]:
+    async def _voters(
+        self, db: Database, tenant: str, user_id: str, new: list[FactRecord]
+    ) -> list[gf.Filed]:
         """The filed Facts whose Topic can vote on the new facts' (extract/topics.py
         `_closeness`: one session, one slot family or within the context window)."""
         window = DEFAULT_CONTEXT_WINDOW
         sessions = sorted({s for f in new for s in f.session_ids})
         families = sorted({slot_family(f.slot) for f in new if f.slot})
         spans = [(f.time_start - window, f.time_end + window) for f in new]
-        return await gf.facts_near(self.db, tenant, user_id, sessions, families, spans)
+        return await gf.facts_near(db, tenant, user_id, sessions, families, spans)
 
     async def rebuild(
         self,
@@ -167,10 +184,11 @@ class Consolidation:
         out, _retire = await asyncio.to_thread(
             self._plan_summaries, tenant, user_id, by_topic, known, current
         )
-        return await self._embed_summaries(tenant, out)
+        return await self._embed_summaries(self.db, tenant, out)
 
     async def _embed_summaries(
         self,
+        db: Database,
         tenant: str,
         planned: list[gts.NewSummary],
         current: list[gts.CurrentSummary] | None = None,
@@ -185,12 +203,12 @@ class Consolidation:
             return planned
         texts = {s.draft.content for s in planned}
         same = [c.summary_id for c in current or () if c.content in texts]
-        have = await gts.summary_embeddings(self.db, tenant, same)
+        have = await gts.summary_embeddings(db, tenant, same)
         if user_id is not None:
             ids = {
                 f for s in planned if s.draft.content not in have for f in s.draft.source_fact_ids
             }
-            vecs = await gf.fact_embeddings(self.db, tenant, user_id, sorted(ids))
+            vecs = await gf.fact_embeddings(db, tenant, user_id, sorted(ids))
             for s in planned:
                 if s.draft.content in have:
                     continue
@@ -247,6 +265,18 @@ class Consolidation:
                 )
                 retire.append(gts.Retirement(old.summary_id, successor))
         return out, retire
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A consolidation's writes (gts.write_consolidation)."""
+
+    topics: list[gts.NewTopic]
+    assign: list[gts.Filing]
+    summaries: list[gts.NewSummary]
+    retire: list[gts.Retirement]
+    touched: list[str]
+    clean: list[str]
 
 
 @dataclass(frozen=True)

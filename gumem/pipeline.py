@@ -158,26 +158,28 @@ class Pipeline(Consolidation):
                     log.info("processing fenced by a deletion: starting over")
             return Report()  # still pending: the worker takes it up
 
-    async def _token(self, tenant: str, user_id: str) -> str | None:
+    async def _token(self, tenant: str, user_id: str, db: Database | None = None) -> str | None:
         """The user's fencing token; LeaseLost if it no longer carries this run's lease."""
-        token = await fencing.user_token(self.db, tenant, user_id)
+        token = await fencing.user_token(db or self.db, tenant, user_id)
         held = self._leases.held(tenant, user_id)
         if token is not None and held is not None and fencing.lease_of(token) != held:
             raise fencing.LeaseLost("another worker holds this user's processing lease")
         return token
 
     async def _process_user(self, tenant: str, user_id: str) -> Report:
-        token = await self._token(tenant, user_id)  # before the Messages
-        pending = await pending_messages(self.db, tenant, user_id)
+        async with self.db.reads() as db:  # one read transaction
+            token = await self._token(tenant, user_id, db)  # before the Messages
+            pending = await pending_messages(db, tenant, user_id)
+            window = await self._event_window(db, tenant, user_id, pending)
         if not pending:
             return await self._finish_consolidation(tenant, user_id)
         try:
-            return await self._process(tenant, user_id, pending, token)
+            return await self._process(tenant, user_id, pending, token, window)
         except (StorageUnavailable, fencing.Fenced):
             raise  # pending Messages or the user's consolidation mark bring it back
         except Exception as exc:
             _log_error("processing failed", exc)
-            return await self._one_by_one(tenant, user_id, pending, exc, token)
+            return await self._one_by_one(tenant, user_id, pending, exc, token, window)
 
     async def _one_by_one(
         self,
@@ -186,6 +188,7 @@ class Pipeline(Consolidation):
         pending: list[MessageRecord],
         exc: Exception,
         token: str | None,
+        window: list[MessageRecord],
     ) -> Report:
         """A batch failed past extraction (writing, embedding): each Message again on its
         own (the events together), so the one that fails fails alone."""
@@ -198,7 +201,9 @@ class Pipeline(Consolidation):
         report = Report()
         for group in chat + ([events] if events else []):
             try:
-                r = await self._process(tenant, user_id, group, token)
+                r = await self._process(
+                    tenant, user_id, group, token, window if group is events else []
+                )
             except (StorageUnavailable, fencing.Fenced):
                 raise
             except Exception as again:
@@ -248,18 +253,24 @@ class Pipeline(Consolidation):
         return report
 
     async def _process(
-        self, tenant: str, user_id: str, pending: list[MessageRecord], token: str | None
+        self,
+        tenant: str,
+        user_id: str,
+        pending: list[MessageRecord],
+        token: str | None,
+        window: list[MessageRecord],
     ) -> Report:
         report = Report()
         t0 = time.perf_counter()
-        extracted = await self._extract(tenant, user_id, pending)
+        extracted = await self._extract(pending, window)
         extraction, failed = extracted.extraction, extracted.failed
         t1 = time.perf_counter()
         report.rejections = list(extraction.rejections)
-        facts = await self._resolve_slots(tenant, user_id, list(extraction.facts))
-        groups = group_drafts(tenant, user_id, facts)
-        drafts = {fid: merge_drafts(parts) for fid, parts in groups.items()}
-        known = await fact_writes.existing_fact_ids(self.db, tenant, list(drafts))
+        async with self.db.reads() as db:
+            facts = await self._resolve_slots(db, tenant, user_id, list(extraction.facts))
+            groups = group_drafts(tenant, user_id, facts)
+            drafts = {fid: merge_drafts(parts) for fid, parts in groups.items()}
+            known = await fact_writes.existing_fact_ids(db, tenant, list(drafts))
         done = [m for m in pending if m.message_id not in failed]
         chat = [m for m in done if m.event_type == "message"]
         msg_vec, emb = await asyncio.to_thread(
@@ -315,13 +326,13 @@ class Pipeline(Consolidation):
         return report
 
     async def _resolve_slots(
-        self, tenant: str, user_id: str, drafts: list[FactDraft]
+        self, db: Database, tenant: str, user_id: str, drafts: list[FactDraft]
     ) -> list[FactDraft]:
         """Bare attribute slots named after the user's known qualified ones (resolve_slot)."""
         heads = sorted({d.slot for d in drafts if d.slot and ":" not in d.slot})
         if not heads:
             return drafts
-        known = await fact_writes.active_slots(self.db, tenant, user_id, heads)
+        known = await fact_writes.active_slots(db, tenant, user_id, heads)
         known += [d.slot for d in drafts if d.slot and ":" in d.slot]
         out = []
         for d in drafts:
@@ -444,26 +455,32 @@ class Pipeline(Consolidation):
             emb.update(zip(todo, vecs, strict=True))
         return msg_vec, emb
 
-    async def _extract(self, tenant: str, user_id: str, pending: list[MessageRecord]) -> Extracted:
+    async def _event_window(
+        self, db: Database, tenant: str, user_id: str, pending: list[MessageRecord]
+    ) -> list[MessageRecord]:
+        """The behaviour events the pending ones are read with (none without events)."""
+        events = [m for m in pending if m.event_type != "message"]
+        if not events:
+            return []
+        return await event_window(
+            db,
+            tenant,
+            user_id,
+            min(m.timestamp for m in events) - timedelta(days=self.settings.event_window_days),
+            max(m.timestamp for m in events),
+            limit=self.settings.event_window_events,
+            batch=[m.message_id for m in events],
+        )
+
+    async def _extract(
+        self, pending: list[MessageRecord], window: list[MessageRecord]
+    ) -> Extracted:
         """Each chat turn a task of its own, the event window one more: a task that fails
         (an error, past its time budget) fails its Messages only."""
         chat = [m for m in pending if m.event_type == "message"]
         events_pending = [m for m in pending if m.event_type != "message"]
         tasks = [Task("chat", (m,)) for m in chat]
         if events_pending:
-            until = max(m.timestamp for m in events_pending)
-            since = min(m.timestamp for m in events_pending) - timedelta(
-                days=self.settings.event_window_days
-            )
-            window = await event_window(
-                self.db,
-                tenant,
-                user_id,
-                since,
-                until,
-                limit=self.settings.event_window_events,
-                batch=[m.message_id for m in events_pending],
-            )
             tasks.append(Task("events", tuple(window)))
         facts: list[FactDraft] = []
         rejections: list[Rejection] = []

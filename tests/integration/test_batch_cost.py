@@ -4,11 +4,14 @@ and the reads consolidation makes decode their times. Real Neo4j."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
+import pytest
+from neo4j import AsyncDriver, AsyncSession
 
 from extract.types import FactDraft
 from graph.db import Database
@@ -152,3 +155,40 @@ async def test_a_batch_gives_each_summary_the_mean_of_its_facts_vectors(memory: 
         mean = np.asarray(r["fvs"], dtype=np.float32).mean(axis=0)
         mean /= np.linalg.norm(mean)
         assert float(np.dot(mean, np.asarray(r["sv"]))) > 0.9999, r["id"]
+
+
+async def test_a_user_batch_runs_in_eight_transactions(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fixed cost of a user batch (what a user sending one message at a time pays per
+    message): the lease claim, three read transactions (token, pending Messages and
+    events; slots and known Facts; consolidation's reads), the conflict candidates, the
+    Facts' write, consolidation's write and the lease's release."""
+    assert memory.pipeline is not None
+    events = [
+        {**msg(f"v{i}", f"search: oak table {i}", i), "role": "event", "eventType": "search"}
+        for i in range(3)
+    ]
+    chat = [msg("t0", "I live in Lyon and I'm allergic to peanuts.", 4)]
+    await Memory(memory.db, memory.settings, None).add_messages(TENANT, events + chat)
+    counts: Counter[str] = Counter()
+
+    def counting(cls: type, name: str) -> None:
+        real = getattr(cls, name)
+
+        async def counted(self: Any, *a: Any, **k: Any) -> Any:
+            counts[name] += 1
+            return await real(self, *a, **k)
+
+        monkeypatch.setattr(cls, name, counted)
+
+    counting(AsyncDriver, "execute_query")  # a single query
+    for name in ("begin_transaction", "execute_read", "execute_write"):
+        counting(AsyncSession, name)
+    report = await memory.pipeline.process_user(TENANT, USER)
+    assert report.messages == 4 and report.facts >= 2 and report.summaries >= 1
+    assert counts == {
+        "execute_query": 3,  # claim, conflict candidates, release
+        "begin_transaction": 3,  # the read scopes
+        "execute_write": 2,  # Facts, consolidation
+    }, counts
