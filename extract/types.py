@@ -53,6 +53,10 @@ class MessageRecord:
     page: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     lang: Lang = "en"
+    # the assistant turn just before this one in its session, when there is one: a short
+    # answer ("步行十分钟以内吧", "yes, always") takes its attribute from that question
+    asked: str | None = None
+    asked_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,11 @@ class FactDraft:
     key: str = ""  # stable identity within a user: "kind:slot" or normalised content
     anchors: tuple[str, ...] = ()  # business ids (order, booking) seen in the sources
     retracts: tuple[str, ...] = ()  # words of what stops being true ("no longer X")
+    # whose fact it is: None for the user, else an entity of the user's world in the user's
+    # words without the possessive ("舅舅", "室友小陈", "father", "Dan", "读书会")
+    subject: str | None = None
+    subject_kind: str = "user"  # person, pet, event, place, org, item, thing
+    subject_aliases: tuple[str, ...] = ()  # other names of it ("室友", "小陈")
 
 
 @dataclass(frozen=True)
