@@ -38,8 +38,16 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from bench.common import RESULTS, Neo4jHandle, add_neo4j_args, log, machine, run_bench, table
-from bench.common import settings_for, write_json
+from bench.common import (
+    RESULTS,
+    Neo4jHandle,
+    add_neo4j_args,
+    log,
+    machine,
+    run_bench,
+    settings_for,
+    table,
+)
 from bench.locomo import Dense, first_k, gumem_messages, rrf, score
 from core.settings import ROOT
 from gumem.runtime import Runtime
@@ -51,7 +59,12 @@ CN = timezone(timedelta(hours=8))
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "memdaily"
 _TIME = re.compile(r"(\d{4})年(\d{1,2})月(\d{1,2})日\D*?(\d{1,2}):(\d{2})")
 _NAME = re.compile(r"\d+_(.+)_(roles|events|items|places|hybrid)$")
-SYSTEMS = (("gumem", "GUMem"), ("hybrid", "RRF hybrid"), ("bm25", "BM25 (jieba)"), ("dense", "dense"))
+SYSTEMS = (
+    ("gumem", "GUMem"),
+    ("hybrid", "RRF hybrid"),
+    ("bm25", "BM25 (jieba)"),
+    ("dense", "dense"),
+)
 DEPTH = 100
 
 
@@ -81,7 +94,9 @@ def user_messages(
 ) -> tuple[str, list[dict[str, Any]]]:
     """The user id and the trajectory's messages with its noise, in time order."""
     uid = f"{traj['file']}:{traj['tid']}"
-    own = [(parse_time(m["time"]), f"{uid}:m{m['mid']}", m["message"]) for m in traj["message_list"]]
+    own = [
+        (parse_time(m["time"]), f"{uid}:m{m['mid']}", m["message"]) for m in traj["message_list"]
+    ]
     start, end = min(t for t, *_ in own), max(t for t, *_ in own)
     span = max((end - start).total_seconds(), 60.0)
     others = [t for d, texts in pool.items() if d != domain for t in texts]
@@ -219,16 +234,16 @@ def summarise(
         "users": users,
         "messages": msgs,
         "overall": _metrics(rows),
-        "by_qtype": {q: _metrics([r for r in rows if r["qtype"] == q]) for q in _sorted(rows, "qtype")},
-        "by_domain": {d: _metrics([r for r in rows if r["domain"] == d]) for d in _sorted(rows, "domain")},
+        "by_qtype": _grouped(rows, "qtype"),
+        "by_domain": _grouped(rows, "domain"),
         "ingest_seconds": t_ingest,
         "recall_seconds": t_recall,
         "rows": rows,
     }
 
 
-def _sorted(rows: list[dict[str, Any]], key: str) -> list[str]:
-    return sorted({r[key] for r in rows})
+def _grouped(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    return {v: _metrics([r for r in rows if r[key] == v]) for v in sorted({r[key] for r in rows})}
 
 
 def report(res: dict[str, Any]) -> str:
@@ -240,8 +255,7 @@ def report(res: dict[str, Any]) -> str:
     for name, m in groups:
         out_rows.append([name, m["questions"]] + [m[f"{s}@{k}"] for s, _ in SYSTEMS for k in KS])
     ans = [
-        [name, m["answer_questions"], m["gumem_answer"], m["hybrid_answer"]]
-        for name, m in groups
+        [name, m["answer_questions"], m["gumem_answer"], m["hybrid_answer"]] for name, m in groups
     ]
     return "\n".join(
         [

@@ -1,6 +1,7 @@
 // Query Memory in one round trip: a user's Summaries (with Topic and supporting Facts),
-// the Facts and Messages closest to the query (the user's own turns only, with whether a
-// Fact cites them and whether extraction rejected them), and the recent Messages: the
+// the Facts and Messages closest to the query (the user's own turns only, every one of them
+// whether or not a Fact came from it: with whether a Fact cites it and why extraction
+// rejected it, if it did), and the recent Messages: the
 // session's, or without a session those since $recent_since (the conversation in progress).
 // $as_of (null: now) recalls what was known then: Messages up to it, the Facts valid at it
 // (valid_from <= $as_of < valid_to; a Fact superseded later is current then), and of each
@@ -83,21 +84,20 @@ CALL () {
   CALL db.index.fulltext.queryNodes('message_search', q, {limit: $message_k}) YIELD node, score
   WHERE node.tenant = $tenant AND node.timestamp <= $now AND node.role = 'user'
     AND ($as_of IS NULL OR node.timestamp <= $as_of)
-    AND coalesce(node.rejected, false) = false
   RETURN collect(node {.message_id, .content, .event_type, .role, .session_id, .metadata_json,
-    .rejected, sourced: EXISTS { (node)<-[:SOURCE]-(:Fact) }, score: score,
+    .rejected, .rejected_reason, sourced: EXISTS { (node)<-[:SOURCE]-(:Fact) }, score: score,
     timestamp: [node.timestamp.epochSeconds, node.timestamp.microsecond, node.timestamp.offsetSeconds]
   }) AS message_hits
 }
 CALL () {
   MATCH (m:Message)
   WHERE m.tenant = $tenant AND m.user_id = $user_id AND m.embedding IS NOT NULL
-    AND m.timestamp <= $now AND m.role = 'user' AND coalesce(m.rejected, false) = false
+    AND m.timestamp <= $now AND m.role = 'user'
     AND ($as_of IS NULL OR m.timestamp <= $as_of)
   WITH m, vector.similarity.cosine(m.embedding, $qvec) AS mv
   ORDER BY mv DESC LIMIT $message_k
   RETURN collect(m {.message_id, .content, .event_type, .role, .session_id, .metadata_json,
-    .rejected, sourced: EXISTS { (m)<-[:SOURCE]-(:Fact) }, mv: mv,
+    .rejected, .rejected_reason, sourced: EXISTS { (m)<-[:SOURCE]-(:Fact) }, mv: mv,
     timestamp: [m.timestamp.epochSeconds, m.timestamp.microsecond, m.timestamp.offsetSeconds]
   }) AS messages
 }

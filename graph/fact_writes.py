@@ -84,14 +84,14 @@ async def write_facts(
     processed: dict[str, list[float] | None],
     token: str | None,
     replaces: dict[str, str] | None = None,
-    rejected: set[str] | None = None,
+    rejected: dict[str, str] | None = None,
     owner: str | None = None,
 ) -> list[str]:
     """Merge facts, supersede older ones on their slots (and the ones in `replaces`: new
     fact id → older fact id), mark messages processed (and `rejected`: those whose
-    extraction gave nothing but rejections); nothing at all (Fenced) if a deletion moved
-    the user since `token` was read."""
-    rejected = rejected or set()
+    extraction gave nothing but rejections, with the reason); nothing at all (Fenced) if a
+    deletion moved the user since `token` was read."""
+    rejected = rejected or {}
     rows = [_fact_row(tenant, user_id, f) for f in facts]
     rows.sort(key=lambda r: (r["time_end"], r["fact_id"]))
     now = datetime.now(UTC)
@@ -140,7 +140,7 @@ async def write_facts(
             now=now,
             owner=owner,
             rows=[
-                {"uid": message_uid(tenant, i), "embedding": v, "rejected": i in rejected}
+                {"uid": message_uid(tenant, i), "embedding": v, "rejected": rejected.get(i)}
                 for i, v in processed.items()
             ],
         )

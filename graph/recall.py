@@ -79,7 +79,8 @@ class FactCandidate:
 @dataclass(frozen=True)
 class MessageCandidate:
     """A Message found by cosine or full text (`score`: that similarity), or one of the
-    recent turns (`score` 0). `metadata` is the client's, decoded; `sourced`: a Fact cites it."""
+    recent turns (`score` 0). `metadata` is the client's, decoded; `sourced`: a Fact cites it;
+    `rejected`: extraction found no memory in it (`rejected_reason` says why, when known)."""
 
     message_id: str
     content: str
@@ -89,6 +90,7 @@ class MessageCandidate:
     session_id: str | None = None
     metadata: dict[str, object] = field(default_factory=dict)
     rejected: bool = False
+    rejected_reason: str | None = None
     sourced: bool = False
     score: float = 0.0
 
@@ -165,6 +167,7 @@ def _message(r: dict[str, Any], score: str | None) -> MessageCandidate:
         session_id=r["session_id"],
         metadata=_metadata(r["metadata_json"]),
         rejected=bool(r.get("rejected")),
+        rejected_reason=r.get("rejected_reason"),
         sourced=bool(r.get("sourced")),
         score=float(r[score]) if score else 0.0,
     )

@@ -86,14 +86,20 @@ def _not_memory(r: Rejection) -> bool:
     return r.reason.startswith(_NOT_MEMORY)
 
 
-def rejected_messages(chat: list[MessageRecord], extraction: Extraction) -> set[str]:
+def rejected_messages(chat: list[MessageRecord], extraction: Extraction) -> dict[str, str]:
     """Chat Messages that gave no Fact and whose every clause extraction rejected as not
-    the user's memory (small talk, a question, a third party, a hypothetical): recall does
-    not rank them. A clause rejected only for lack of a recognized statement keeps its
-    Message rankable, since that may be a statement extraction missed."""
+    the user's memory (small talk, a question, a third party, a hypothetical), with the
+    first reason: recall still ranks them (the evidence floor), weighted lower and labelled
+    with it. A clause rejected only for lack of a recognized statement is not a verdict."""
     gave = {i for f in extraction.facts for i in f.source_message_ids}
     verdicts: dict[str, bool] = {}
+    reasons: dict[str, str] = {}
     for r in extraction.rejections:
         for i in r.source_message_ids:
             verdicts[i] = verdicts.get(i, True) and _not_memory(r)
-    return {m.message_id for m in chat if verdicts.get(m.message_id) and m.message_id not in gave}
+            reasons.setdefault(i, r.reason)
+    return {
+        m.message_id: reasons[m.message_id]
+        for m in chat
+        if verdicts.get(m.message_id) and m.message_id not in gave
+    }

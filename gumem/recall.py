@@ -43,6 +43,10 @@ __all__ = ["Item", "Recall", "Weights", "assemble", "dated", "format_context", "
 LONG_TERM_KINDS = ("identity", "preference")
 RRF_K = 20
 MAX_SUMMARIES = 3
+# The evidence floor: a user's turn that gave no Fact because extraction judged it no memory
+# (small talk, a question, a hypothetical) is still ranked, at this share of its score: an
+# extraction miss never becomes a recall miss, and a turn that did give a Fact leads a tie.
+REJECTED_WEIGHT = 0.8
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class Weights:
     summary: float = 0.8
     turn: float = 1.0  # how much a Fact and the turn it cites add to each other's score
     session: float = 0.1  # how much a session's best evidence adds to its turns (0: off)
+    rejected: float = REJECTED_WEIGHT  # a turn extraction found no memory in: its score scale
 
 
 @dataclass(frozen=True)
@@ -163,10 +168,11 @@ def _other_speaker(m: MessageCandidate, user_id: str) -> bool:
 
 
 def own_memory(m: MessageCandidate, user_id: str) -> bool:
-    """Whether a raw Message may be ranked as the user's memory: a turn of the user's own
-    (not the assistant's, not another speaker's) that extraction did not reject outright;
-    a behaviour event only when a Fact cites it (one click or view is no preference)."""
-    if m.role != "user" or m.rejected or _other_speaker(m, user_id):
+    """Whether a raw Message may be ranked as the user's memory: every chat turn of the
+    user's own (not the assistant's, not another speaker's), whatever extraction made of
+    it (a rejected one is weighted lower, `Weights.rejected`); a behaviour event only when
+    a Fact cites it (one click or view is no preference)."""
+    if m.role != "user" or _other_speaker(m, user_id):
         return False
     return m.event_type in (None, "message") or m.sourced
 
@@ -197,7 +203,9 @@ def rank_evidence(c: Candidates, w: Window | None, weights: Weights) -> list[Ran
             kind_of[i] = kind
     dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
     lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
-    fused = _fuse(kind_of, dense, lexical, weights)
+    rejected = {m.message_id for m in [*c.messages, *c.message_hits] if m.rejected}
+    scale = {i: weights.rejected for i in rejected}
+    fused = _fuse(kind_of, dense, lexical, weights, scale)
     if not weights.turn:
         return fused
     cites: dict[str, list[str]] = {}
@@ -318,7 +326,7 @@ def assemble(
                     "message",
                     m.content,
                     round(r.score, 4),
-                    f"message close to the query ({r.why()})",
+                    _message_why(m, r),
                     timestamp=m.timestamp,
                     period=(m.timestamp, m.timestamp),
                     source_message_ids=[r.id],
@@ -384,6 +392,13 @@ def _says_more(
         if any(m.message_id == mid for m in f.sources):
             kept |= _words(f.content)
     return bool(said) and len(said - kept) > SAYS_MORE * len(said)
+
+
+def _message_why(m: MessageCandidate, r: Ranked) -> str:
+    why = f"message close to the query ({r.why()})"
+    if m.rejected:
+        why += f"; said, not extracted: {m.rejected_reason or 'no memory found in it'}"
+    return why
 
 
 def _period(start: datetime | None, end: datetime | None) -> tuple[datetime, datetime] | None:

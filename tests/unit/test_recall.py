@@ -95,6 +95,7 @@ def as_msg(d: dict[str, Any], score: str = "mv") -> MessageCandidate:
         session_id=d.get("session_id"),
         metadata=json.loads(d.get("metadata_json") or "{}"),
         rejected=bool(d.get("rejected")),
+        rejected_reason=d.get("rejected_reason"),
         sourced=bool(d.get("sourced")),
         score=float(d.get(score, 0.0)),
     )
@@ -220,12 +221,11 @@ def test_lasting_memory_goes_to_long_term_and_limit_is_kept() -> None:
     assert len(p.fact_ids()) == 6  # twice the limit, for messages the facts already cite
 
 
-def test_only_the_users_own_unrejected_turns_rank_as_memory() -> None:
+def test_only_the_users_own_turns_rank_as_memory() -> None:
     own = msg("m1", role="user", event_type="message", mv=0.9)
     others = [
         msg("m2", role="assistant", event_type="message", mv=0.99),
         msg("m3", role="user", event_type="message", metadata_json='{"speaker": "Wei"}', mv=0.98),
-        msg("m4", role="user", event_type="message", rejected=True, mv=0.97),
         msg("m5", role="user", event_type="click", sourced=False, mv=0.96),
     ]
     me = msg(
@@ -239,7 +239,28 @@ def test_only_the_users_own_unrejected_turns_rank_as_memory() -> None:
     p = plan(c, None, 8, W)
     r = assemble(p, c, {}, "what do I like?", W, "u1")
     assert [it.id for it in r.mid_term] == ["m1"]
-    assert len(r.short_term) == 5, "the recent conversation keeps every turn"
+    assert len(r.short_term) == 4, "the recent conversation keeps every turn"
+
+
+def test_a_rejected_turn_stays_evidence_weighted_lower_and_labelled() -> None:
+    said = msg("m1", role="user", event_type="message", mv=0.90, content="we met at the dock")
+    asked = msg(
+        "m2",
+        role="user",
+        event_type="message",
+        rejected=True,
+        rejected_reason="question to the agent",
+        mv=0.95,
+        content="is the dock open on Sundays?",
+    )
+    assert own_memory(as_msg(asked), "u1"), "an extraction miss is no recall miss"
+    c = own_candidates(cands(messages=[asked, said]), "u1")
+    ranked = rank_evidence(c, None, W)
+    assert [r.id for r in ranked] == ["m1", "m2"], "a verdict weighs a close turn down"
+    assert [r.dense for r in ranked] == [2, 1], "yet it was ranked, not dropped"
+    r = assemble(plan(c, None, 8, W), c, {}, "the dock?", W, "u1")
+    assert [it.id for it in r.mid_term] == ["m1", "m2"]
+    assert "question to the agent" in r.mid_term[1].reason
 
 
 def test_ranked_turns_name_their_author_when_the_metadata_does() -> None:
@@ -301,7 +322,7 @@ def test_only_a_past_time_cue_restricts_recall() -> None:
         assert w is not None and past_window(w, now) is None, q
 
 
-def test_only_messages_rejected_as_not_memory_are_flagged() -> None:
+def test_only_messages_rejected_as_not_memory_are_flagged_with_the_reason() -> None:
     from extract.types import Extraction, MessageRecord, Rejection
     from gumem.drafts import rejected_messages
 
@@ -317,7 +338,10 @@ def test_only_messages_rejected_as_not_memory_are_flagged() -> None:
         ),
     )
     # m3 and m4 may hold a statement extraction missed: they stay rankable
-    assert rejected_messages(chat, ex) == {"m1", "m2"}
+    assert rejected_messages(chat, ex) == {
+        "m1": "about someone else (sister), not the user",
+        "m2": "question to the agent",
+    }
 
 
 def test_a_fact_and_the_turn_it_cites_add_up() -> None:
