@@ -279,12 +279,27 @@ _DATED_ZH = rx.compile(
 def parse_time_cue(query: str, now: datetime) -> Window | None:
     """The window a query's time cue points at, relative to `now`; None without a cue.
 
-    Never raises: a window outside what datetime holds (``now`` in year 1 or 9999) is no
-    window."""
+    In a query of several sentences where some ask (end with a question mark), only those
+    are read: "Last night I dreamt of rain. Anyway, where does my aunt work?" asks about
+    no time. Never raises: a window outside what datetime holds (``now`` in year 1 or
+    9999) is no window."""
     try:
-        return _parse_time_cue(query, now)
+        return _parse_time_cue(asked_part(query), now)
     except (ValueError, OverflowError):
         return None
+
+
+_SENTENCE = rx.compile(r"[^。！？!?；;\n]+[。！？!?；;]*")
+_FULL_STOP = rx.compile(r"\.\s+")
+
+
+def asked_part(query: str) -> str:
+    """The sentences of a query that ask (end with ? or ？), or the whole query when it has
+    fewer than two sentences or none of them asks."""
+    text = _FULL_STOP.sub(".\n", query)  # a Latin full stop ends a sentence before a space
+    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+    asked = [s for s in sentences if s.endswith(("?", "？"))]
+    return " ".join(asked) if len(sentences) > 1 and asked else query
 
 
 def _dated(query: str, now: datetime) -> Window | None:

@@ -107,10 +107,20 @@ def past_window(w: Window | None, now: datetime) -> Window | None:
     return w if w is not None and w.end <= now else None
 
 
-def _ranks(ids: Iterable[str]) -> dict[str, int]:
+def _ranks(ids: Iterable[str], statement: dict[str, str] | None = None) -> dict[str, int]:
+    """Rank positions, best first. With `statement` (id -> the statement it views), the
+    views of one statement share a position: a turn and the Fact drawn from it are one
+    piece of evidence, so a statement that gave a Fact does not push a turn that gave none
+    a place further down."""
     out: dict[str, int] = {}
+    placed: dict[str, int] = {}
     for i in ids:
-        out.setdefault(i, len(out) + 1)
+        if i in out:
+            continue
+        key = (statement or {}).get(i, i)
+        if key not in placed:
+            placed[key] = len(placed) + 1
+        out[i] = placed[key]
     return out
 
 
@@ -201,8 +211,13 @@ def rank_evidence(c: Candidates, w: Window | None, weights: Weights) -> list[Ran
     for i, kind, _v, start, end in near + hits:
         if _overlaps(start, end, w):
             kind_of[i] = kind
-    dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
-    lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
+    statement = _statements(c) if STATEMENT_RANKS else None
+    dense = _ranks(
+        (i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of), statement
+    )
+    lexical = _ranks(
+        (i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of), statement
+    )
     rejected = {m.message_id for m in [*c.messages, *c.message_hits] if m.rejected}
     scale = {i: weights.rejected for i in rejected}
     fused = _fuse(kind_of, dense, lexical, weights, scale)
@@ -227,7 +242,16 @@ def rank_evidence(c: Candidates, w: Window | None, weights: Weights) -> list[Ran
     return out
 
 
+STATEMENT_RANKS = True
+
+
+def _statements(c: Candidates) -> dict[str, str]:
+    """Each candidate Fact's statement: the turn it was drawn from (its first source)."""
+    return {f.id: f.sources[0] for f in [*c.fact_near, *c.fact_hits] if f.sources}
+
+
 SESSION_TOP = 20  # how many of the best items speak for their session
+SESSION_CAP = 1.0  # a session's gain is at most this share of the turn's own score
 
 
 def _sessions(c: Candidates) -> dict[str, frozenset[str]]:
@@ -245,7 +269,10 @@ def _session_sum(
     conversation that answers the query over several turns is one place to look, so its
     turns rise together. Facts stand alone (a preference told in another session is as
     current) and gain nothing; they count in their sources' sessions. The turns of a
-    single-session memory all gain the same."""
+    single-session memory all gain the same. The gain is capped by the turn's own score
+    (`SESSION_CAP`): a session lifts the turns that match the query, it never carries one
+    that does not past a turn that matches better (many short sessions, or noise in a
+    session, would otherwise rank by session size)."""
     total: dict[str, float] = defaultdict(float)
     for r in sorted(ranked, key=lambda r: -r.score)[:SESSION_TOP]:
         for s in sessions.get(r.id, ()):
@@ -253,8 +280,8 @@ def _session_sum(
     out = []
     for r in ranked:
         mine = sessions.get(r.id) if r.kind == "message" else None
-        gain = max(total[s] for s in mine) if mine else 0.0
-        out.append(replace(r, score=r.score + w * gain))
+        gain = min(w * max(total[s] for s in mine), SESSION_CAP * r.score) if mine else 0.0
+        out.append(replace(r, score=r.score + gain))
     return out
 
 

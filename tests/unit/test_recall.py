@@ -414,9 +414,24 @@ def test_a_session_that_answers_in_several_turns_rises_together() -> None:
     scores = {r.id: r.score for r in ranked}
     before = {r.id: r.score for r in alone}
     s1 = before["a"] + before["m1"] + before["m3"]
-    assert scores["m3"] == before["m3"] + 0.5 * s1
+    assert scores["m3"] == before["m3"] + min(0.5 * s1, before["m3"]), "at most doubled"
     assert scores["m2"] == before["m2"] + 0.5 * before["m2"]
     assert scores["a"] == before["a"], "a Fact gains nothing"
+
+
+def test_a_session_never_carries_a_weak_turn_past_a_strong_one() -> None:
+    """Many well-matched items in one session lift its turns, but only up to their own
+    score: a turn of that session matching poorly stays below the best match elsewhere."""
+    c = cands(
+        fact_near=[near(f"f{i}", 0.99 - i / 100) | {"sessions": ["big"]} for i in range(8)],
+        messages=[
+            msg("best", mv=0.90, session_id="small"),
+            *[msg(f"x{i}", mv=0.80 - i / 100, session_id=f"s{i}") for i in range(20)],
+            *[msg(f"b{i}", mv=0.50 - i / 100, session_id="big") for i in range(8)],
+        ],
+    )
+    ranked = [r.id for r in rank_evidence(c, None, Weights(session=0.5)) if r.kind == "message"]
+    assert ranked[0] == "best"
 
 
 def test_a_fact_from_another_session_is_not_pushed_down() -> None:

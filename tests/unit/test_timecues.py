@@ -61,3 +61,16 @@ def test_a_date_that_names_its_year_is_that_day_month_or_year() -> None:
     assert parse_time_cue("what do we do on May 3", NOW) is None
     assert parse_time_cue("the 2023 plan for bus 2023", NOW) is None
     assert parse_time_cue("February 30, 2023", NOW) is None
+
+
+def test_only_the_asking_sentences_of_a_long_query_set_its_window() -> None:
+    from extract.timecues import asked_part
+
+    now = datetime(2026, 11, 20, 19, tzinfo=UTC)
+    chatty = "Last night I dreamt of a flood. Anyway, which gym does my aunt go to?"
+    assert asked_part(chatty) == "Anyway, which gym does my aunt go to?"
+    assert parse_time_cue(chatty, now) is None
+    assert parse_time_cue("刚才路过花店，前天的雨真大。话说我姑姑养的是什么狗？", now) is None
+    assert parse_time_cue("What did I order yesterday?", now) is not None
+    assert parse_time_cue("我前天说的那家店叫什么？我想再去一次。", now) is not None
+    assert asked_part("what did I cook last week") == "what did I cook last week"
