@@ -242,7 +242,7 @@ def rank_evidence(c: Candidates, w: Window | None, weights: Weights) -> list[Ran
     return out
 
 
-STATEMENT_RANKS = True
+STATEMENT_RANKS = False
 
 
 def _statements(c: Candidates) -> dict[str, str]:
