@@ -47,6 +47,12 @@ MAX_SUMMARIES = 3
 # (small talk, a question, a hypothetical) is still ranked, at this share of its score: an
 # extraction miss never becomes a recall miss, and a turn that did give a Fact leads a tie.
 REJECTED_WEIGHT = 0.8
+# A statement about someone else that gave no Fact (their taste, an anecdote) is their
+# matter: ranked well below the user's own memory unless the query names them.
+OTHERS_WEIGHT = 0.3
+# A rejected turn is shown only when its weighted score reaches this share of the best
+# evidence score: the floor lifts what matches, it does not pad a small memory's context.
+FLOOR_SHOW = 0.5
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ class Weights:
     turn: float = 1.0  # how much a Fact and the turn it cites add to each other's score
     session: float = 0.1  # how much a session's best evidence adds to its turns (0: off)
     rejected: float = REJECTED_WEIGHT  # a turn extraction found no memory in: its score scale
+    others: float = OTHERS_WEIGHT  # one about someone else the query does not name
 
 
 @dataclass(frozen=True)
@@ -197,7 +204,9 @@ def own_candidates(c: Candidates, user_id: str) -> Candidates:
     )
 
 
-def rank_evidence(c: Candidates, w: Window | None, weights: Weights) -> list[Ranked]:
+def rank_evidence(
+    c: Candidates, w: Window | None, weights: Weights, query: str = ""
+) -> list[Ranked]:
     """Facts and Messages in the window on one scale, best first.
 
     A Fact and the turn it cites are two views of one statement: each adds `weights.turn`
@@ -218,8 +227,11 @@ def rank_evidence(c: Candidates, w: Window | None, weights: Weights) -> list[Ran
     lexical = _ranks(
         (i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of), statement
     )
-    rejected = {m.message_id for m in [*c.messages, *c.message_hits] if m.rejected}
-    scale = {i: weights.rejected for i in rejected}
+    scale = {
+        m.message_id: _rejected_scale(m, query, weights)
+        for m in [*c.messages, *c.message_hits]
+        if m.rejected
+    }
     fused = _fuse(kind_of, dense, lexical, weights, scale)
     if not weights.turn:
         return fused
@@ -285,9 +297,25 @@ def _session_sum(
     return out
 
 
-def plan(c: Candidates, w: Window | None, limit: int, weights: Weights) -> Plan:
+def plan(c: Candidates, w: Window | None, limit: int, weights: Weights, query: str = "") -> Plan:
     shown = rank_summaries(c, w, weights)[: min(MAX_SUMMARIES, max(1, limit // 3))]
-    return Plan(shown, rank_evidence(c, w, weights), limit, w)
+    return Plan(shown, rank_evidence(c, w, weights, query), limit, w)
+
+
+_SOMEONE_ELSE = rx.compile(
+    r"^about someone else \((?:我的|我|my |our |我们的|我们)?(?P<who>[^)]+)\)"
+)
+
+
+def _rejected_scale(m: MessageCandidate, query: str, weights: Weights) -> float:
+    """The weight of a turn extraction found no memory in: `weights.rejected`, or for a
+    statement about someone else (another person's taste, an anecdote) `weights.others`
+    unless the query names that person, when it counts in full."""
+    found = _SOMEONE_ELSE.match(m.rejected_reason or "")
+    if found is None:
+        return weights.rejected
+    who = found.group("who").strip().lower()
+    return 1.0 if who and who in query.lower() else weights.others
 
 
 def assemble(
@@ -309,6 +337,8 @@ def assemble(
     turns from another speaker's)."""
     corrected = c.corrected
     lang = detect_lang(query)
+    best = max((r.score for r in p.evidence), default=0.0)
+    rejected = {m.message_id for m in [*c.messages, *c.message_hits] if m.rejected}
     # the evidence that bears on the query: what could be shown within the limit
     score_of = {r.id: r.score for r in p.evidence[: p.limit]}
     backs = {f: s.summary_id for _r, s in p.summaries for f in s.source_facts}
@@ -344,6 +374,8 @@ def assemble(
                 )
             )
             cited.update(sources)
+        elif r.kind == "message" and r.id in rejected and r.score < FLOOR_SHOW * best:
+            continue
         elif r.kind == "message" and (r.id not in cited or _says_more(r.id, messages, facts)):
             m = messages[r.id]
             cited.add(r.id)

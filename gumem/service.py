@@ -330,7 +330,7 @@ class Memory:
         window = past_window(parse_time_cue(query, now), now)
         # ranking a few hundred candidates takes about a millisecond: done here, as a thread
         # hop under load (waiting for the GIL and a core) costs more than it saves
-        p = plan(c, window, n, weights)
+        p = plan(c, window, n, weights, query)
         facts = c.facts(p.fact_ids())  # read with the candidates: no second round trip
         return assemble(p, c, facts, query, weights, user_id=user_id)
 

@@ -459,3 +459,23 @@ def test_one_session_keeps_the_order_of_its_turns() -> None:
     boosted = rank_evidence(c, None, Weights(session=1.0))
     for kind in ("fact", "message"):
         assert [r.id for r in boosted if r.kind == kind] == [r.id for r in plain if r.kind == kind]
+
+
+def test_someone_elses_turn_counts_in_full_only_when_the_query_names_them() -> None:
+    mine = msg("m1", role="user", event_type="message", mv=0.90, content="I hike most weekends")
+    aunt = msg(
+        "m2",
+        role="user",
+        event_type="message",
+        rejected=True,
+        rejected_reason="about someone else (my aunt), not the user",
+        mv=0.95,
+        content="my aunt adores orchids",
+    )
+    c = own_candidates(cands(messages=[aunt, mine]), "u1")
+    about_me = assemble(plan(c, None, 8, W, "what should I do this weekend?"), c, {}, "q", W)
+    assert [it.id for it in about_me.mid_term] == ["m1"], "her taste is not the user's memory"
+    named = plan(c, None, 8, W, "what does my aunt like?")
+    assert named.evidence[0].id == "m2", "the query names her: her turn counts in full"
+    shown = assemble(named, c, {}, "what does my aunt like?", W)
+    assert "about someone else" in shown.mid_term[0].reason
