@@ -7,6 +7,9 @@
 // provenance, same confidence, labels and entities: an event window re-aggregated on each
 // batch gives back the Facts it gave before) leaves the Fact as consolidated, so the cost of
 // consolidation follows what a batch changed, not how much of the history it re-reads.
+// A Fact about someone or something of the user's world (row.subject; null: the user) keeps
+// its subject on itself and is linked (ABOUT) to that Entity: one per user and key, found by
+// its id or, failing that, by an alias it is known by; its aliases gather what drafts bring.
 // `provenance`: one JSON record per contribution (its sources, anchors, time range),
 // so a deletion can re-derive what a kept Fact holds from its remaining sources.
 UNWIND $facts AS row
@@ -26,6 +29,7 @@ SET f.dirty = CASE WHEN changed THEN true ELSE f.dirty END,
     f.provenance = coalesce(f.provenance, []) +
       [p IN row.provenance WHERE NOT p IN coalesce(f.provenance, [])],
     f.confidence = row.confidence, f.labels = row.labels, f.entities = row.entity_names,
+    f.subject = row.subject.name, f.subject_kind = row.subject_kind,
     f.time_start = CASE WHEN f.time_start IS NULL OR row.time_start < f.time_start
                    THEN row.time_start ELSE f.time_start END,
     f.time_end = CASE WHEN f.time_end IS NULL OR row.time_end > f.time_end
@@ -55,6 +59,24 @@ CALL (f, row) {
       n.normalized = e.normalized, n.type = e.type
   MERGE (f)-[:MENTIONS]->(n)
   RETURN count(n) AS entities
+}
+WITH f, row
+CALL (f, row) {
+  WITH row.subject AS s WHERE s IS NOT NULL
+  OPTIONAL MATCH (same:Entity {entity_id: s.entity_id})
+  WITH s, coalesce(same, head(COLLECT {
+    MATCH (a:Entity)
+    WHERE a.tenant = $tenant AND a.user_id = $user_id AND a.world = true AND s.term IN a.terms
+    RETURN a ORDER BY a.created_at, a.entity_id LIMIT 1
+  })) AS known
+  MERGE (n:Entity {entity_id: coalesce(known.entity_id, s.entity_id)})
+    ON CREATE SET n.tenant = $tenant, n.user_id = $user_id, n.world = true, n.name = s.name,
+      n.normalized = s.key, n.kind = s.kind, n.aliases = [], n.terms = [], n.created_at = $now
+  SET n.aliases = n.aliases + [x IN s.aliases WHERE NOT x IN n.aliases],
+    n.terms = n.terms + [x IN s.terms WHERE NOT x IN n.terms],
+    n.kind = CASE WHEN n.kind = 'thing' THEN s.kind ELSE n.kind END, n.updated_at = $now
+  MERGE (f)-[:ABOUT]->(n)
+  RETURN count(n) AS about
 }
 WITH f, row
 CALL (f, row) {

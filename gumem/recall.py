@@ -52,6 +52,7 @@ class Weights:
     summary: float = 0.8
     turn: float = 1.0  # how much a Fact and the turn it cites add to each other's score
     session: float = 0.1  # how much a session's best evidence adds to its turns (0: off)
+    entity: float = 1.0  # the list of Facts about an entity the query names
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,17 @@ class Ranked:
     id: str
     dense: int | None
     lexical: int | None
+    entity: int | None = None  # its rank among the Facts about an entity the query names
+    about: str | None = None  # that entity's name
 
     def why(self) -> str:
         parts = [
             f"{name} #{r}"
-            for name, r in (("dense", self.dense), ("full-text", self.lexical))
+            for name, r in (
+                ("dense", self.dense),
+                ("full-text", self.lexical),
+                ("entity", self.entity),
+            )
             if r is not None
         ]
         return ", ".join(parts)
@@ -191,17 +198,18 @@ def rank_evidence(c: Candidates, w: Window | None, weights: Weights) -> list[Ran
     near += [(m.message_id, "message", m.score, m.timestamp, m.timestamp) for m in c.messages]
     hits = [(f.id, "fact", f.score, f.time_start, f.time_end) for f in c.fact_hits]
     hits += [(m.message_id, "message", m.score, m.timestamp, m.timestamp) for m in c.message_hits]
+    named = [(f.id, "fact", f.score, f.time_start, f.time_end) for f in c.entity_facts]
     kind_of: dict[str, str] = {}
-    for i, kind, _v, start, end in near + hits:
+    for i, kind, _v, start, end in near + hits + named:
         if _overlaps(start, end, w):
             kind_of[i] = kind
     dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
     lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
-    fused = _fuse(kind_of, dense, lexical, weights)
+    fused = _about_named(_fuse(kind_of, dense, lexical, weights), c, weights)
     if not weights.turn:
         return fused
     cites: dict[str, list[str]] = {}
-    for f in [*c.fact_near, *c.fact_hits]:
+    for f in [*c.fact_near, *c.fact_hits, *c.entity_facts]:
         cites.setdefault(f.id, list(f.sources))
     own = {r.id: r.score for r in fused}
     other: dict[str, float] = defaultdict(float)
@@ -219,12 +227,30 @@ def rank_evidence(c: Candidates, w: Window | None, weights: Weights) -> list[Ran
     return out
 
 
+def _about_named(fused: list[Ranked], c: Candidates, weights: Weights) -> list[Ranked]:
+    """Facts about an entity of the user's world that the query names ("我表弟…", "dinner
+    with my dad") as one more ranked list: each gains `weights.entity / (RRF_K + rank)`,
+    by its cosine to the query among that entity's Facts, and says whom it is about."""
+    ranks = _ranks(f.id for f in sorted(c.entity_facts, key=lambda f: (-f.score, f.id)))
+    about = {f.id: f.about for f in c.entity_facts}
+    out = []
+    for r in fused:
+        n = ranks.get(r.id) if r.kind == "fact" else None
+        if n is None:
+            out.append(r)
+            continue
+        gain = weights.entity / (RRF_K + n)
+        out.append(replace(r, score=r.score + gain, entity=n, about=about.get(r.id)))
+    out.sort(key=lambda r: (-r.score, r.id))
+    return out
+
+
 SESSION_TOP = 20  # how many of the best items speak for their session
 
 
 def _sessions(c: Candidates) -> dict[str, frozenset[str]]:
     """The sessions of each candidate: a Message's own, a Fact's sources'."""
-    out = {f.id: frozenset(f.sessions) for f in [*c.fact_near, *c.fact_hits]}
+    out = {f.id: frozenset(f.sessions) for f in [*c.fact_near, *c.fact_hits, *c.entity_facts]}
     for m in [*c.messages, *c.message_hits]:
         out[m.message_id] = frozenset([m.session_id] if m.session_id else [])
     return out
@@ -292,6 +318,8 @@ def assemble(
             f = facts[r.id]
             sources = [m.message_id for m in f.sources]
             why = f"close to the query ({r.why()})"
+            if r.about:
+                why = f"about {r.about} named in the query; {why}"
             if r.id in backs:
                 why = f"supports summary {backs[r.id]}; {why}"
             mid.append(
