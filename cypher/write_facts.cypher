@@ -9,7 +9,8 @@
 // consolidation follows what a batch changed, not how much of the history it re-reads.
 // A Fact about someone or something of the user's world (row.subject; null: the user) keeps
 // its subject on itself and is linked (ABOUT) to that Entity: one per user and key, found by
-// its id or, failing that, by an alias it is known by; its aliases gather what drafts bring.
+// its id or, failing that, by an alias it is known by; its aliases gather what drafts bring,
+// its kind is the first one given other than 'thing' (the Fact takes the Entity's kind).
 // `provenance`: one JSON record per contribution (its sources, anchors, time range),
 // so a deletion can re-derive what a kept Fact holds from its remaining sources.
 UNWIND $facts AS row
@@ -76,6 +77,7 @@ CALL (f, row) {
     n.terms = n.terms + [x IN s.terms WHERE NOT x IN n.terms],
     n.kind = CASE WHEN n.kind = 'thing' THEN s.kind ELSE n.kind END, n.updated_at = $now
   MERGE (f)-[:ABOUT]->(n)
+  SET f.subject_kind = n.kind
   RETURN count(n) AS about
 }
 WITH f, row

@@ -43,6 +43,13 @@ def display(name: str) -> str:
     return " ".join(name.split())
 
 
+def subject_kind(d: FactDraft) -> str:
+    """"user" for the user's own Fact; else its subject's kind ("thing" when not given)."""
+    if d.subject is None:
+        return "user"
+    return d.subject_kind if d.subject_kind not in ("", "user") else "thing"
+
+
 def subject_row(
     tenant: str, user_id: str, d: FactDraft, parts: tuple[FactDraft, ...] = ()
 ) -> dict[str, Any] | None:
@@ -60,7 +67,7 @@ def subject_row(
         "key": key,
         "term": match_form(key),
         "name": display(d.subject),
-        "kind": d.subject_kind or "thing",
+        "kind": subject_kind(d),
         "aliases": names,
         "terms": terms,
     }

@@ -56,6 +56,8 @@ def test_a_fact_about_the_user_has_no_subject_row() -> None:
     assert row_["subject"] is None and row_["subject_kind"] == "user"
     about = _fact_row("t", "u1", NewFact("f2", draft("x", "养蜂协会", subject_kind="org"), None))
     assert about["subject"]["name"] == "养蜂协会" and about["subject_kind"] == "org"
+    unsaid = _fact_row("t", "u1", NewFact("f3", draft("x", "the hive"), None))
+    assert unsaid["subject_kind"] == "thing"  # a subject, its kind not given
 
 
 def test_match_forms_split_cjk_from_latin_and_pad_the_query() -> None:
