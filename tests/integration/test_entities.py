@@ -90,7 +90,9 @@ async def _write(memory: Memory) -> dict[str, str]:
     ids = {d.source_message_ids[0]: f"f_{d.source_message_ids[0]}" for d in DRAFTS}
     facts = [NewFact(ids[d.source_message_ids[0]], d, v) for d, v in zip(DRAFTS, vecs, strict=True)]
     token = await user_token(memory.db, TENANT, USER)
-    processed = dict(zip(TEXTS, embed(list(TEXTS.values())), strict=True))
+    processed: dict[str, list[float] | None] = dict(
+        zip(TEXTS, embed(list(TEXTS.values())), strict=True)
+    )
     await write_facts(memory.db, TENANT, USER, facts, processed, token)
     return ids
 
