@@ -11,6 +11,8 @@
 // its subject on itself and is linked (ABOUT) to that Entity: one per user and key, found by
 // its id or, failing that, by an alias it is known by; its aliases gather what drafts bring,
 // its kind is the first one given other than 'thing' (the Fact takes the Entity's kind).
+// A slot is (subject, attribute): a Fact supersedes only Facts about the same subject (the
+// same Entity, or both the user's), so the cousin's age never replaces the user's.
 // `provenance`: one JSON record per contribution (its sources, anchors, time range),
 // so a deletion can re-derive what a kept Fact holds from its remaining sources.
 UNWIND $facts AS row
@@ -86,6 +88,8 @@ CALL (f, row) {
   WHERE row.slot IS NOT NULL AND newer.tenant = $tenant AND newer.user_id = $user_id
     AND newer.slot = row.slot AND newer.validity = 'active' AND newer.fact_id <> f.fact_id
     AND coalesce(newer.valid_from, newer.time_end) > f.valid_from AND f.validity = 'active'
+    AND coalesce(head([(newer)-[:ABOUT]->(a:Entity) | a.entity_id]), '') =
+      coalesce(head([(f)-[:ABOUT]->(b:Entity) | b.entity_id]), '')
   WITH f, newer ORDER BY coalesce(newer.valid_from, newer.time_end) DESC LIMIT 1
   FOREACH (n IN CASE WHEN newer IS NULL THEN [] ELSE [newer] END |
     SET f.validity = 'superseded', f.superseded_at = $now,
@@ -99,6 +103,8 @@ CALL (f, row) {
   WHERE row.slot IS NOT NULL AND old.tenant = $tenant AND old.user_id = $user_id
     AND old.slot = row.slot AND old.validity = 'active' AND old.fact_id <> f.fact_id
     AND coalesce(old.valid_from, old.time_end) <= f.valid_from AND f.validity = 'active'
+    AND coalesce(head([(old)-[:ABOUT]->(a:Entity) | a.entity_id]), '') =
+      coalesce(head([(f)-[:ABOUT]->(b:Entity) | b.entity_id]), '')
   SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from,
     old.dirty = true
   MERGE (f)-[:SUPERSEDES]->(old)

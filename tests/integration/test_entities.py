@@ -182,3 +182,39 @@ async def test_deleting_the_last_source_removes_the_orphan_entity(
     r = await gql(client, forget, u=USER)
     assert r["data"]["forgetUser"]["remaining"] == 0
     assert await _entity_count(memory) == 0
+
+
+async def test_a_slot_is_subject_and_attribute(memory: Memory) -> None:
+    """The cousin's age never supersedes the user's; the cousin's newer age supersedes hers."""
+    texts = {"a1": "I am 34.", "a2": "My cousin is 36.", "a3": "Oops, my cousin just turned 37."}
+    bare = Memory(memory.db, memory.settings, None)
+    await bare.add_messages(
+        TENANT,
+        [
+            {
+                "id": k,
+                "userId": USER,
+                "sessionId": "s1",
+                "role": "user",
+                "content": v,
+                "timestamp": (T0 + timedelta(minutes=i)).isoformat(),
+            }
+            for i, (k, v) in enumerate(texts.items())
+        ],
+    )
+    cousin = {"subject": "cousin", "subject_kind": "person"}
+    drafts = {
+        "f_a1": draft("a1", "The user is 34", 0, slot="age", value="34"),
+        "f_a2": draft("a2", "The user's cousin is 36", 1, slot="age", value="36", **cousin),
+        "f_a3": draft("a3", "The user's cousin is 37", 2, slot="age", value="37", **cousin),
+    }
+    for fid, d in drafts.items():  # one batch each, in time order
+        token = await user_token(memory.db, TENANT, USER)
+        await write_facts(memory.db, TENANT, USER, [NewFact(fid, d, None)], {}, token)
+    got = await memory.facts_by_ids(TENANT, list(drafts))
+    assert {i: f.validity for i, f in got.items()} == {
+        "f_a1": "active",
+        "f_a2": "superseded",
+        "f_a3": "active",
+    }
+    assert got["f_a3"].subject == "cousin" and got["f_a1"].subject is None
