@@ -44,7 +44,7 @@ def display(name: str) -> str:
 
 
 def subject_kind(d: FactDraft) -> str:
-    """"user" for the user's own Fact; else its subject's kind ("thing" when not given)."""
+    """The kind of what a draft is about: "user", or its subject's kind ("thing" if unsaid)."""
     if d.subject is None:
         return "user"
     return d.subject_kind if d.subject_kind not in ("", "user") else "thing"
