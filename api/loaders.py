@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from strawberry.dataloader import DataLoader
 
-from gumem.records import FactVersions, StoredFact, StoredMessage, StoredSummary
+from gumem.records import FactVersions, StoredEntity, StoredFact, StoredMessage, StoredSummary
 from gumem.service import Memory
 
 V = TypeVar("V")
@@ -43,6 +43,10 @@ class Loaders:
         self.summary: DataLoader[str, StoredSummary | None] = _loader(
             lambda ids: m.summaries_by_ids(tenant, ids), None
         )
+        self.entity: DataLoader[str, StoredEntity | None] = _loader(
+            lambda ids: m.entities_by_ids(tenant, ids), None
+        )
+        self.facts_of_entity = _loader(lambda ids: m.facts_of_entities(tenant, ids), NO_IDS)
         self.facts_of_message = _loader(lambda ids: m.facts_of_messages(tenant, ids), NO_IDS)
         self.summaries_of_fact = _loader(lambda ids: m.summaries_of_facts(tenant, ids), NO_IDS)
         self.fact_versions: DataLoader[str, FactVersions | None] = _loader(

@@ -37,6 +37,7 @@ from api.types import (
     Summary,
     Topic,
     WorkerHealth,
+    WorldEntity,
 )
 from api.validation import CACHED_TEXTS, QueryLimits, Validator
 from core.errors import GumemError, InputError
@@ -149,6 +150,24 @@ class Query:
             )
             for t in found
         ]
+
+    @strawberry.field(
+        description="The entities of a user's world that Facts are about (people, pets,"
+        " events, places, organisations, items), the latest touched first." + " At most"
+        " `limit` items (GUMEM_MAX_LIST_SIZE at most), from `offset`."
+    )
+    async def entities(
+        self, info: Info[Context, None], user_id: str, limit: int = 50, offset: int = 0
+    ) -> list[WorldEntity]:
+        ctx = info.context
+        found = await ctx.memory.entities(ctx.tenant, user_id, limit, offset)
+        ctx.charge(len(found))
+        return [WorldEntity.from_record(e) for e in found]
+
+    @strawberry.field(description="One entity of a user's world by id.")
+    async def entity(self, info: Info[Context, None], id: strawberry.ID) -> WorldEntity | None:
+        found = await info.context.loaders.entity.load(str(id))
+        return WorldEntity.from_record(found) if found else None
 
     @strawberry.field
     async def facts(

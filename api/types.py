@@ -11,7 +11,7 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.limits import NESTED, SOURCE_FACTS, VERSIONS, window
-from gumem.records import StoredFact, StoredMessage, StoredSummary
+from gumem.records import StoredEntity, StoredFact, StoredMessage, StoredSummary
 from gumem.service import Processing
 
 PAGED = " At most `limit` items (GUMEM_MAX_LIST_SIZE at most), from `offset`."
@@ -84,6 +84,25 @@ class Fact:
     created_at: datetime | None
     entity_names: strawberry.Private[list[str]]
     sources: strawberry.Private[list[StoredMessage]]
+    subject_name: str | None = strawberry.field(
+        description='Whom or what this fact is about, in the user\'s words ("father", '
+        '"室友小陈"); null: the user.'
+    )
+    subject_kind: str = strawberry.field(
+        description="user, or the kind of its subject: person, pet, event, place, org, item"
+        " or thing."
+    )
+    subject_id: strawberry.Private[str | None]
+
+    @strawberry.field(
+        description="The entity of the user's world this fact is about (ABOUT edge); null:"
+        " the fact is about the user."
+    )
+    async def subject(self, info: Info[Context, None]) -> WorldEntity | None:
+        if self.subject_id is None:
+            return None
+        found = await info.context.loaders.entity.load(self.subject_id)
+        return WorldEntity.from_record(found) if found else None
 
     @strawberry.field
     def entities(self) -> list[str]:
@@ -145,6 +164,44 @@ class Fact:
             created_at=f.created_at,
             entity_names=list(f.entity_names),
             sources=list(f.sources),
+            subject_name=f.subject,
+            subject_kind=f.subject_kind,
+            subject_id=f.subject_id,
+        )
+
+
+@strawberry.type(
+    description="An entity of the user's world: a person (by relationship and/or name), pet,"
+    " event, place, organisation or item that Facts are about."
+)
+class WorldEntity:
+    id: strawberry.ID
+    user_id: str
+    name: str = strawberry.field(description="Its name as the user first called it.")
+    kind: str = strawberry.field(description="person, pet, event, place, org, item or thing.")
+    aliases: list[str] = strawberry.field(
+        description="Every name it goes by (its name included): recall finds it by these."
+    )
+    created_at: datetime | None
+    updated_at: datetime | None
+
+    @strawberry.field(description="The active Facts about it, newest first." + PAGED)
+    async def facts(
+        self, info: Info[Context, None], limit: int = NESTED, offset: int = 0
+    ) -> list[Fact]:
+        ids = await info.context.loaders.facts_of_entity.load(str(self.id))
+        return await _facts(info.context, ids, limit, offset)
+
+    @staticmethod
+    def from_record(e: StoredEntity) -> WorldEntity:
+        return WorldEntity(
+            id=strawberry.ID(e.entity_id),
+            user_id=e.user_id,
+            name=e.name,
+            kind=e.kind,
+            aliases=list(e.aliases),
+            created_at=e.created_at,
+            updated_at=e.updated_at,
         )
 
 

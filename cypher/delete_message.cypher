@@ -1,6 +1,7 @@
 // Carry out a deletion plan. Every id here came from the plan, checked in this transaction.
 // Kept Facts take their re-derived sources, sessions, anchors, time range and entities
-// ($revised; entity_ids null: unknown, kept); Entities no Fact mentions any more go.
+// ($revised; entity_ids null: unknown, kept); Entities no Fact mentions (or is ABOUT) any
+// more go.
 MATCH (m:Message {uid: $uid}) WHERE m.tenant = $tenant
 CALL () {
   UNWIND $revised AS r
@@ -40,7 +41,7 @@ CALL () {
 }
 CALL () {
   MATCH (e:Entity) WHERE e.entity_id IN $dropped AND e.tenant = $tenant
-    AND NOT EXISTS { MATCH (:Fact)-[:MENTIONS]->(e) }
+    AND NOT EXISTS { MATCH (:Fact)-[:MENTIONS|ABOUT]->(e) }
   DETACH DELETE e
   RETURN count(*) AS unmentioned
 }

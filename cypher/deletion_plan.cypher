@@ -2,7 +2,8 @@
 // transaction). Facts whose only source it is go; Facts with other sources are kept and
 // re-derived from those (kept_rows). Summaries that name the Message go, whether through
 // a removed or a kept Fact or in their evidence ($quoted: the id as JSON), and are
-// re-derived from what remains.
+// re-derived from what remains. An Entity (mentioned, or of the user's world) that only
+// removed Facts mention or are ABOUT goes with them.
 MATCH (m:Message {uid: $uid}) WHERE m.tenant = $tenant
 OPTIONAL MATCH (m)<-[:SOURCE]-(f:Fact)
 OPTIONAL MATCH (f)-[:SOURCE]->(other:Message) WHERE other <> m
@@ -28,9 +29,9 @@ CALL (removed) {
 }
 CALL (removed) {
   UNWIND removed AS f
-  MATCH (f)-[:MENTIONS]->(e:Entity)
+  MATCH (f)-[:MENTIONS|ABOUT]->(e:Entity)
   WITH DISTINCT e, removed
-  WHERE NOT EXISTS { MATCH (x:Fact)-[:MENTIONS]->(e) WHERE NOT x IN removed }
+  WHERE NOT EXISTS { MATCH (x:Fact)-[:MENTIONS|ABOUT]->(e) WHERE NOT x IN removed }
   RETURN collect(e.entity_id) AS orphan_entities
 }
 WITH m, removed, kept, linked + [s IN named WHERE NOT s IN linked] AS tainted, restored,

@@ -15,7 +15,7 @@ RETURN f {.fact_id, .user_id, .content, .kind, .source_message_ids,
   time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
   time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds],
   .lang, .labels, .slot, .value, .polarity, .explicit, .confidence, .validity,
-  .event_types, .key, .anchors, .topic, .status,
+  .event_types, .key, .anchors, .topic, .status, .subject, .subject_kind,
   session_ids: f.session_ids + [s IN old_sessions WHERE NOT s IN f.session_ids]} AS f,
   CASE WHEN f.topic IS NULL THEN f.embedding ELSE null END AS embedding, ents,
   CASE WHEN f.topic IS NULL THEN head(old_topics) END AS prev_topic

@@ -5,7 +5,8 @@ OPTIONAL MATCH (f)-[:SOURCE]->(m:Message)
 WITH f, m ORDER BY m.timestamp
 RETURN f {.fact_id, .user_id, .content, .kind, .slot, .value, .polarity, .explicit,
   .confidence, .validity, .status, .labels, .entities, .source_message_ids, .lang,
-  .topic, .anchors,
+  .topic, .anchors, .subject, .subject_kind,
+  subject_id: head([(f)-[:ABOUT]->(e:Entity) | e.entity_id]),
   time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
   time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds],
   created_at: [f.created_at.epochSeconds, f.created_at.microsecond, f.created_at.offsetSeconds]

@@ -6,6 +6,7 @@
 // $as_of (null: now) recalls what was known then: Messages up to it, the Facts valid at it
 // (valid_from <= $as_of < valid_to; a Fact superseded later is current then), and of each
 // Summary's versions (active or deprecated) the latest whose Facts were all valid at it.
+// The Facts about an entity of the user's world the query names come as a list of their own.
 // Each Fact comes with the ids of the Messages it cites (a turn's evidence is summed) and
 // their sessions (a session's evidence is summed too).
 // Similarity is exact cosine over the user's own nodes (found by the scope index), and
@@ -79,6 +80,28 @@ CALL () {
     time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds]
   }) AS fact_near
 }
+// The user's world entities the query names (their name or an alias among its words;
+// $qwords is the query's match form, graph.entities.query_form: a CJK term may sit inside a
+// run, a Latin one is a whole word) and their Facts, closest to the query first.
+CALL () {
+  MATCH (e:Entity)
+  WHERE e.tenant = $tenant AND e.user_id = $user_id AND e.world = true
+    AND any(t IN e.terms WHERE $qwords CONTAINS
+      CASE WHEN t =~ '.*\\p{IsHan}.*' THEN t ELSE ' ' + t + ' ' END)
+  MATCH (f:Fact)-[:ABOUT]->(e)
+  WHERE f.tenant = $tenant AND f.time_start <= $now
+    AND CASE WHEN $as_of IS NULL THEN f.validity = 'active'
+    ELSE coalesce(f.valid_from, f.time_start) <= $as_of
+      AND (f.validity = 'active' OR f.valid_to > $as_of) END
+  WITH e, f, coalesce(vector.similarity.cosine(f.embedding, $qvec), -1.0) AS fv
+  ORDER BY fv DESC, f.fact_id LIMIT $entity_k
+  RETURN collect({id: f.fact_id, fv: fv, about: e.name,
+    sources: [(f)-[:SOURCE]->(m:Message) | m.message_id],
+    sessions: [(f)-[:SOURCE]->(m:Message) | m.session_id],
+    time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
+    time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds]
+  }) AS entity_facts
+}
 CALL () {
   WITH $lucene AS q WHERE q IS NOT NULL
   CALL db.index.fulltext.queryNodes('message_search', q, {limit: $message_k}) YIELD node, score
@@ -114,8 +137,8 @@ CALL () {
 }
 // Each candidate Fact in full with its source Messages, so that the Facts recall shows need
 // no second round trip: the fields of cypher/facts_by_ids.cypher (graph.records.stored_fact).
-CALL (fact_hits, fact_near) {
-  UNWIND [x IN fact_hits | x.id] + [x IN fact_near | x.id] AS fid
+CALL (fact_hits, fact_near, entity_facts) {
+  UNWIND [x IN fact_hits | x.id] + [x IN fact_near | x.id] + [x IN entity_facts | x.id] AS fid
   WITH DISTINCT fid
   MATCH (f:Fact {fact_id: fid}) WHERE f.tenant = $tenant
   CALL (f) {
@@ -128,7 +151,8 @@ CALL (fact_hits, fact_near) {
   }
   RETURN collect({fact: f {.fact_id, .user_id, .content, .kind, .slot, .value, .polarity,
     .explicit, .confidence, .validity, .status, .labels, .entities, .source_message_ids, .lang,
-    .topic, .anchors,
+    .topic, .anchors, .subject, .subject_kind,
+    subject_id: head([(f)-[:ABOUT]->(e:Entity) | e.entity_id]),
     time_start: [f.time_start.epochSeconds, f.time_start.microsecond, f.time_start.offsetSeconds],
     time_end: [f.time_end.epochSeconds, f.time_end.microsecond, f.time_end.offsetSeconds],
     created_at: [f.created_at.epochSeconds, f.created_at.microsecond, f.created_at.offsetSeconds]
@@ -159,4 +183,4 @@ CALL (messages, message_hits, recent) {
   RETURN collect({message_id: message_id, replaced_by: replaced_by}) AS corrected
 }
 RETURN summaries, summary_hits, fact_hits, fact_near, messages, message_hits, recent, facts,
-  corrected
+  corrected, entity_facts

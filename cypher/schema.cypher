@@ -32,6 +32,9 @@ CREATE INDEX summary_scope IF NOT EXISTS FOR (n:Summary) ON (n.tenant, n.user_id
 CREATE INDEX topic_scope IF NOT EXISTS FOR (n:Topic) ON (n.tenant, n.user_id);
 // Composite: one user's Entities.
 CREATE INDEX entity_scope IF NOT EXISTS FOR (n:Entity) ON (n.tenant, n.user_id);
+// Composite: one user's world entities (what a Fact is ABOUT), apart from the spaCy ones:
+// read by recall (names in the query) and the `entities` query.
+CREATE INDEX entity_world IF NOT EXISTS FOR (n:Entity) ON (n.tenant, n.user_id, n.world);
 // Full-text indexes carry `scope` (a per-user token) so a search is filtered inside Lucene to
 // one tenant's user; neomodel's FulltextIndex covers one property, these span several.
 // Full-text over content + scope with the cjk analyzer (several properties: not neomodel's).

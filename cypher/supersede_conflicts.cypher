@@ -1,5 +1,6 @@
 // A Fact that replaces an older one with no slot in common (an implicit conflict found by
 // extract/conflicts.py) supersedes it: kept for audit, linked by SUPERSEDES, valid_to set.
+// Only a Fact about the same subject (the same ABOUT Entity, or both the user's) goes.
 UNWIND $rows AS row
 MATCH (f:Fact {fact_id: row.fact_id})
 WHERE f.tenant = $tenant AND f.user_id = $user_id AND f.validity = 'active'
@@ -7,6 +8,8 @@ MATCH (old:Fact {fact_id: row.old_id})
 WHERE old.tenant = $tenant AND old.user_id = $user_id AND old.validity = 'active'
   AND old.fact_id <> f.fact_id
   AND coalesce(old.valid_from, old.time_start) <= f.valid_from
+  AND coalesce(head([(old)-[:ABOUT]->(a:Entity) | a.entity_id]), '') =
+    coalesce(head([(f)-[:ABOUT]->(b:Entity) | b.entity_id]), '')
 SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from,
   old.dirty = true
 MERGE (f)-[:SUPERSEDES]->(old)

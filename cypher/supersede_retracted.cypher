@@ -1,6 +1,7 @@
 // A Fact that retracts something ("no longer at the food bank", 不再喝拿铁) supersedes the
 // user's older active Facts whose content carries every retracted word, from other Messages.
 // Only active Facts are read (the fact_active_time index), never the superseded history.
+// Only a Fact about the same subject (the same ABOUT Entity, or both the user's) goes.
 UNWIND $rows AS row
 MATCH (f:Fact {fact_id: row.fact_id})
 WHERE f.tenant = $tenant AND f.validity = 'active'
@@ -10,6 +11,8 @@ WHERE old.tenant = $tenant AND old.user_id = $user_id AND old.validity = 'active
   AND old.valid_from <= f.valid_from AND old.fact_id <> f.fact_id
   AND NOT any(s IN old.source_message_ids WHERE s IN f.source_message_ids)
   AND all(w IN row.words WHERE toLower(old.content) CONTAINS toLower(w))
+  AND coalesce(head([(old)-[:ABOUT]->(a:Entity) | a.entity_id]), '') =
+    coalesce(head([(f)-[:ABOUT]->(b:Entity) | b.entity_id]), '')
 SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from,
   old.dirty = true
 MERGE (f)-[:SUPERSEDES]->(old)

@@ -7,6 +7,12 @@
 // provenance, same confidence, labels and entities: an event window re-aggregated on each
 // batch gives back the Facts it gave before) leaves the Fact as consolidated, so the cost of
 // consolidation follows what a batch changed, not how much of the history it re-reads.
+// A Fact about someone or something of the user's world (row.subject; null: the user) keeps
+// its subject on itself and is linked (ABOUT) to that Entity: one per user and key, found by
+// its id or, failing that, by an alias it is known by; its aliases gather what drafts bring,
+// its kind is the first one given other than 'thing' (the Fact takes the Entity's kind).
+// A slot is (subject, attribute): a Fact supersedes only Facts about the same subject (the
+// same Entity, or both the user's), so the cousin's age never replaces the user's.
 // `provenance`: one JSON record per contribution (its sources, anchors, time range),
 // so a deletion can re-derive what a kept Fact holds from its remaining sources.
 UNWIND $facts AS row
@@ -26,6 +32,7 @@ SET f.dirty = CASE WHEN changed THEN true ELSE f.dirty END,
     f.provenance = coalesce(f.provenance, []) +
       [p IN row.provenance WHERE NOT p IN coalesce(f.provenance, [])],
     f.confidence = row.confidence, f.labels = row.labels, f.entities = row.entity_names,
+    f.subject = row.subject.name, f.subject_kind = row.subject_kind,
     f.time_start = CASE WHEN f.time_start IS NULL OR row.time_start < f.time_start
                    THEN row.time_start ELSE f.time_start END,
     f.time_end = CASE WHEN f.time_end IS NULL OR row.time_end > f.time_end
@@ -58,10 +65,31 @@ CALL (f, row) {
 }
 WITH f, row
 CALL (f, row) {
+  WITH row.subject AS s WHERE s IS NOT NULL
+  OPTIONAL MATCH (same:Entity {entity_id: s.entity_id})
+  WITH s, coalesce(same, head(COLLECT {
+    MATCH (a:Entity)
+    WHERE a.tenant = $tenant AND a.user_id = $user_id AND a.world = true AND s.term IN a.terms
+    RETURN a ORDER BY a.created_at, a.entity_id LIMIT 1
+  })) AS known
+  MERGE (n:Entity {entity_id: coalesce(known.entity_id, s.entity_id)})
+    ON CREATE SET n.tenant = $tenant, n.user_id = $user_id, n.world = true, n.name = s.name,
+      n.normalized = s.key, n.kind = s.kind, n.aliases = [], n.terms = [], n.created_at = $now
+  SET n.aliases = n.aliases + [x IN s.aliases WHERE NOT x IN n.aliases],
+    n.terms = n.terms + [x IN s.terms WHERE NOT x IN n.terms],
+    n.kind = CASE WHEN n.kind = 'thing' THEN s.kind ELSE n.kind END, n.updated_at = $now
+  MERGE (f)-[:ABOUT]->(n)
+  SET f.subject_kind = n.kind
+  RETURN count(n) AS about
+}
+WITH f, row
+CALL (f, row) {
   OPTIONAL MATCH (newer:Fact)
   WHERE row.slot IS NOT NULL AND newer.tenant = $tenant AND newer.user_id = $user_id
     AND newer.slot = row.slot AND newer.validity = 'active' AND newer.fact_id <> f.fact_id
     AND coalesce(newer.valid_from, newer.time_end) > f.valid_from AND f.validity = 'active'
+    AND coalesce(head([(newer)-[:ABOUT]->(a:Entity) | a.entity_id]), '') =
+      coalesce(head([(f)-[:ABOUT]->(b:Entity) | b.entity_id]), '')
   WITH f, newer ORDER BY coalesce(newer.valid_from, newer.time_end) DESC LIMIT 1
   FOREACH (n IN CASE WHEN newer IS NULL THEN [] ELSE [newer] END |
     SET f.validity = 'superseded', f.superseded_at = $now,
@@ -75,6 +103,8 @@ CALL (f, row) {
   WHERE row.slot IS NOT NULL AND old.tenant = $tenant AND old.user_id = $user_id
     AND old.slot = row.slot AND old.validity = 'active' AND old.fact_id <> f.fact_id
     AND coalesce(old.valid_from, old.time_end) <= f.valid_from AND f.validity = 'active'
+    AND coalesce(head([(old)-[:ABOUT]->(a:Entity) | a.entity_id]), '') =
+      coalesce(head([(f)-[:ABOUT]->(b:Entity) | b.entity_id]), '')
   SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from,
     old.dirty = true
   MERGE (f)-[:SUPERSEDES]->(old)

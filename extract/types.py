@@ -135,6 +135,8 @@ class FactRecord:
     key: str = ""
     session_ids: tuple[str, ...] = ()
     anchors: tuple[str, ...] = ()
+    subject: str | None = None  # whom it is about (an Entity's name); None: the user
+    subject_kind: str = "user"
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from neo4j import AsyncManagedTransaction
 from extract.conflicts import Known
 from extract.types import FactDraft
 from graph.db import Database, native, tx_rows
+from graph.entities import subject_kind, subject_row
 from graph.fencing import fence
 from graph.ids import entity_id, entity_rows
 from graph.ingest import message_uid, scope_token, user_uid
@@ -73,6 +74,8 @@ def _fact_row(tenant: str, user_id: str, nf: NewFact) -> dict[str, Any]:
         "provenance": list(dict.fromkeys(provenance(tenant, user_id, p) for p in nf.parts or (d,))),
         "entity_names": [e.name for e in d.entities],
         "entities": entity_rows(tenant, user_id, d.entities),
+        "subject": subject_row(tenant, user_id, d, nf.parts),
+        "subject_kind": subject_kind(d),
     }
 
 

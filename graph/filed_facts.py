@@ -44,6 +44,8 @@ def _filed(r: dict[str, Any]) -> Filed:
         key=f["key"] or "",
         session_ids=tuple(f["session_ids"] or ()),
         anchors=tuple(f["anchors"] or ()),
+        subject=f.get("subject"),
+        subject_kind=f.get("subject_kind") or "user",
     )
     return Filed(rec, f.get("topic"), r["prev_topic"], f.get("validity") == "active")
 

@@ -78,10 +78,22 @@ class Message(Scoped):
 
 
 class Entity(Scoped):
+    """Two kinds share the label. A spaCy entity a Fact or Summary MENTIONS (`type`: its NER
+    label, `entity_id` "e_…"). An entity of the user's world a Fact is ABOUT (`world`: true,
+    `entity_id` "w_…", one per user and `normalized` key): a person, pet, event, place,
+    organisation or item (`kind`), with the names it goes by (`aliases`) and their match
+    forms (`terms`, graph/entities.py)."""
+
     entity_id = StringProperty(required=True, unique_index=True)
     name = StringProperty(required=True)
     normalized = StringProperty(required=True)
-    type = StringProperty(required=True)
+    type = StringProperty()  # a spaCy entity's NER label
+    world = BooleanProperty()  # an entity of the user's world (a Fact's subject)
+    kind = StringProperty()  # person / pet / event / place / org / item / thing
+    aliases = ArrayProperty(StringProperty(), default=list)
+    terms = ArrayProperty(StringProperty(), default=list)
+    created_at = DateTimeNeo4jFormatProperty()
+    updated_at = DateTimeNeo4jFormatProperty()
 
 
 class Fact(Scoped):
@@ -99,6 +111,8 @@ class Fact(Scoped):
     # `labels` is neomodel's method name: the property keeps its name in the graph
     fact_labels = ArrayProperty(StringProperty(), default=list, db_property="labels")
     entities = ArrayProperty(StringProperty(), default=list)
+    subject = StringProperty()  # whom it is about when not the user (its Entity's name)
+    subject_kind = StringProperty()  # "user", or the Entity's kind
     source_message_ids = ArrayProperty(StringProperty(), default=list)
     anchors = ArrayProperty(StringProperty(), default=list)
     event_types = ArrayProperty(StringProperty(), default=list)
@@ -116,6 +130,7 @@ class Fact(Scoped):
     embedding = ArrayProperty(FloatProperty())
     sources = AsyncRelationshipTo(Message, "SOURCE")
     mentions = AsyncRelationshipTo(Entity, "MENTIONS")
+    about = AsyncRelationshipTo(Entity, "ABOUT")  # its subject when not the user
     supersedes = AsyncRelationshipTo("Fact", "SUPERSEDES")
     summaries = AsyncRelationshipTo("Summary", "SUPPORTS")
 

@@ -14,10 +14,12 @@ from graph.queries import query
 from graph.records import (
     FactVersions,
     MessageStatus,
+    StoredEntity,
     StoredFact,
     StoredMessage,
     StoredSummary,
     StoredTopic,
+    stored_entity,
     stored_fact,
     stored_message,
     stored_status,
@@ -144,3 +146,25 @@ async def facts_of_user(
         as_of=as_of,
     )
     return [r["fact_id"] for r in rows]
+
+
+async def entities_of_user(
+    db: Database, tenant: str, user_id: str, limit: int, offset: int
+) -> list[StoredEntity]:
+    """A user's world entities (what Facts are about), the latest touched first."""
+    rows = await db.rows(
+        query("entities_of_user"), tenant=tenant, user_id=user_id, limit=limit, offset=offset
+    )
+    return [stored_entity(native(r["entity"])) for r in rows]
+
+
+async def entities_by_ids(db: Database, tenant: str, ids: list[str]) -> dict[str, StoredEntity]:
+    rows = await db.rows(query("entities_by_ids"), tenant=tenant, ids=ids)
+    found = (stored_entity(native(r["entity"])) for r in rows)
+    return {e.entity_id: e for e in found}
+
+
+async def facts_of_entities(db: Database, tenant: str, ids: list[str]) -> dict[str, list[str]]:
+    """Entity id → the ids of the active Facts about it, newest first."""
+    rows = await db.rows(query("facts_of_entities"), tenant=tenant, ids=ids)
+    return {r["entity_id"]: r["fact_ids"] for r in rows}

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.db import Database, instant
+from graph.entities import query_form
 from graph.ingest import message_uid, scope_token
 from graph.queries import query
 from graph.reads import fact_of_row
@@ -74,6 +75,7 @@ class FactCandidate:
     time_end: datetime | None
     sources: tuple[str, ...] = ()
     sessions: tuple[str, ...] = ()
+    about: str | None = None  # the entity named in the query it is about (entity_facts)
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,9 @@ class Candidates:
     # each candidate Message that carries a superseded value (empty: nothing active
     # replaced it, e.g. the correction was deleted)
     corrected: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # the Facts about the user's world entities the query names, closest first (`score`:
+    # the cosine, `about`: the entity's name)
+    entity_facts: tuple[FactCandidate, ...] = ()
 
     def facts(self, ids: Iterable[str]) -> dict[str, StoredFact]:
         """The candidate Facts among `ids`, with their sources (an id not among the
@@ -152,6 +157,7 @@ def _fact(r: dict[str, Any], score: str) -> FactCandidate:
         time_end=instant(r["time_end"]),
         sources=tuple(r["sources"] or ()),
         sessions=tuple(s for s in r["sessions"] or () if s),
+        about=r.get("about"),
     )
 
 
@@ -188,6 +194,7 @@ def decode(row: dict[str, Any]) -> Candidates:
             r["message_id"]: tuple((x["fact_id"], x["content"]) for x in r["replaced_by"])
             for r in row.get("corrected") or ()
         },
+        entity_facts=tuple(_fact(r, "fv") for r in row.get("entity_facts") or ()),
     )
 
 
@@ -202,6 +209,7 @@ async def candidates(
     fact_k: int = 30,
     message_k: int = 30,
     recent_k: int = 6,
+    entity_k: int = 10,
     recent_since: datetime | None = None,
     statuses: list[str] | None = None,
     as_of: datetime | None = None,
@@ -224,5 +232,7 @@ async def candidates(
         statuses=statuses or RECALLED_STATUSES,
         as_of=as_of,
         uid_prefix=message_uid(tenant, ""),
+        qwords=query_form(text),
+        entity_k=entity_k,
     )
     return decode(rows[0])

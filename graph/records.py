@@ -74,6 +74,22 @@ class StoredFact:
     time_end: datetime | None
     created_at: datetime | None
     sources: tuple[StoredMessage, ...]
+    subject: str | None = None  # whom it is about (its Entity's name); None: the user
+    subject_kind: str = "user"  # "user", or the Entity's kind (person, pet, place …)
+    subject_id: str | None = None  # the Entity it is ABOUT, when read with it
+
+
+@dataclass(frozen=True)
+class StoredEntity:
+    """An entity of the user's world: what Facts are ABOUT when not the user."""
+
+    entity_id: str
+    user_id: str
+    name: str
+    kind: str
+    aliases: tuple[str, ...]
+    created_at: datetime | None
+    updated_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -200,6 +216,21 @@ def stored_fact(f: Row, sources: list[Row]) -> StoredFact:
         time_end=f.get("time_end"),
         created_at=f.get("created_at"),
         sources=tuple(stored_message(m) for m in sources),
+        subject=f.get("subject"),
+        subject_kind=f.get("subject_kind") or ("user" if f.get("subject") is None else "thing"),
+        subject_id=f.get("subject_id"),
+    )
+
+
+def stored_entity(e: Row) -> StoredEntity:
+    return StoredEntity(
+        entity_id=e["entity_id"],
+        user_id=e["user_id"],
+        name=e["name"],
+        kind=e.get("kind") or "thing",
+        aliases=_strs(e.get("aliases")),
+        created_at=e.get("created_at"),
+        updated_at=e.get("updated_at"),
     )
 
 

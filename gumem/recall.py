@@ -64,6 +64,7 @@ class Weights:
     session: float = 0.1  # how much a session's best evidence adds to its turns (0: off)
     rejected: float = REJECTED_WEIGHT  # a turn extraction found no memory in: its score scale
     others: float = OTHERS_WEIGHT  # one about someone else the query does not name
+    entity: float = 1.0  # the list of Facts about an entity the query names
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,17 @@ class Ranked:
     id: str
     dense: int | None
     lexical: int | None
+    entity: int | None = None  # its rank among the Facts about an entity the query names
+    about: str | None = None  # that entity's name
 
     def why(self) -> str:
         parts = [
             f"{name} #{r}"
-            for name, r in (("dense", self.dense), ("full-text", self.lexical))
+            for name, r in (
+                ("dense", self.dense),
+                ("full-text", self.lexical),
+                ("entity", self.entity),
+            )
             if r is not None
         ]
         return ", ".join(parts)
@@ -114,20 +121,10 @@ def past_window(w: Window | None, now: datetime) -> Window | None:
     return w if w is not None and w.end <= now else None
 
 
-def _ranks(ids: Iterable[str], statement: dict[str, str] | None = None) -> dict[str, int]:
-    """Rank positions, best first. With `statement` (id -> the statement it views), the
-    views of one statement share a position: a turn and the Fact drawn from it are one
-    piece of evidence, so a statement that gave a Fact does not push a turn that gave none
-    a place further down."""
+def _ranks(ids: Iterable[str]) -> dict[str, int]:
     out: dict[str, int] = {}
-    placed: dict[str, int] = {}
     for i in ids:
-        if i in out:
-            continue
-        key = (statement or {}).get(i, i)
-        if key not in placed:
-            placed[key] = len(placed) + 1
-        out[i] = placed[key]
+        out.setdefault(i, len(out) + 1)
     return out
 
 
@@ -216,27 +213,23 @@ def rank_evidence(
     near += [(m.message_id, "message", m.score, m.timestamp, m.timestamp) for m in c.messages]
     hits = [(f.id, "fact", f.score, f.time_start, f.time_end) for f in c.fact_hits]
     hits += [(m.message_id, "message", m.score, m.timestamp, m.timestamp) for m in c.message_hits]
+    named = [(f.id, "fact", f.score, f.time_start, f.time_end) for f in c.entity_facts]
     kind_of: dict[str, str] = {}
-    for i, kind, _v, start, end in near + hits:
+    for i, kind, _v, start, end in near + hits + named:
         if _overlaps(start, end, w):
             kind_of[i] = kind
-    statement = _statements(c) if STATEMENT_RANKS else None
-    dense = _ranks(
-        (i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of), statement
-    )
-    lexical = _ranks(
-        (i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of), statement
-    )
+    dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
+    lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
     scale = {
         m.message_id: _rejected_scale(m, query, weights)
         for m in [*c.messages, *c.message_hits]
         if m.rejected
     }
-    fused = _fuse(kind_of, dense, lexical, weights, scale)
+    fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights)
     if not weights.turn:
         return fused
     cites: dict[str, list[str]] = {}
-    for f in [*c.fact_near, *c.fact_hits]:
+    for f in [*c.fact_near, *c.fact_hits, *c.entity_facts]:
         cites.setdefault(f.id, list(f.sources))
     own = {r.id: r.score for r in fused}
     other: dict[str, float] = defaultdict(float)
@@ -254,12 +247,22 @@ def rank_evidence(
     return out
 
 
-STATEMENT_RANKS = False
-
-
-def _statements(c: Candidates) -> dict[str, str]:
-    """Each candidate Fact's statement: the turn it was drawn from (its first source)."""
-    return {f.id: f.sources[0] for f in [*c.fact_near, *c.fact_hits] if f.sources}
+def _about_named(fused: list[Ranked], c: Candidates, weights: Weights) -> list[Ranked]:
+    """Facts about an entity of the user's world that the query names ("我表弟…", "dinner
+    with my dad") as one more ranked list: each gains `weights.entity / (RRF_K + rank)`,
+    by its cosine to the query among that entity's Facts, and says whom it is about."""
+    ranks = _ranks(f.id for f in sorted(c.entity_facts, key=lambda f: (-f.score, f.id)))
+    about = {f.id: f.about for f in c.entity_facts}
+    out = []
+    for r in fused:
+        n = ranks.get(r.id) if r.kind == "fact" else None
+        if n is None:
+            out.append(r)
+            continue
+        gain = weights.entity / (RRF_K + n)
+        out.append(replace(r, score=r.score + gain, entity=n, about=about.get(r.id)))
+    out.sort(key=lambda r: (-r.score, r.id))
+    return out
 
 
 SESSION_TOP = 20  # how many of the best items speak for their session
@@ -268,7 +271,7 @@ SESSION_CAP = 1.0  # a session's gain is at most this share of the turn's own sc
 
 def _sessions(c: Candidates) -> dict[str, frozenset[str]]:
     """The sessions of each candidate: a Message's own, a Fact's sources'."""
-    out = {f.id: frozenset(f.sessions) for f in [*c.fact_near, *c.fact_hits]}
+    out = {f.id: frozenset(f.sessions) for f in [*c.fact_near, *c.fact_hits, *c.entity_facts]}
     for m in [*c.messages, *c.message_hits]:
         out[m.message_id] = frozenset([m.session_id] if m.session_id else [])
     return out
@@ -357,6 +360,8 @@ def assemble(
             f = facts[r.id]
             sources = [m.message_id for m in f.sources]
             why = f"close to the query ({r.why()})"
+            if r.about:
+                why = f"about {r.about} named in the query; {why}"
             if r.id in backs:
                 why = f"supports summary {backs[r.id]}; {why}"
             mid.append(

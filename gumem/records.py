@@ -4,6 +4,7 @@ which do not reach graph/ themselves."""
 from graph.records import (
     FactVersions,
     MessageStatus,
+    StoredEntity,
     StoredFact,
     StoredMessage,
     StoredSummary,
@@ -13,6 +14,7 @@ from graph.records import (
 __all__ = [
     "FactVersions",
     "MessageStatus",
+    "StoredEntity",
     "StoredFact",
     "StoredMessage",
     "StoredSummary",

@@ -37,6 +37,7 @@ from gumem.recall import Recall, Weights, assemble, own_candidates, past_window,
 from gumem.records import (
     FactVersions,
     MessageStatus,
+    StoredEntity,
     StoredFact,
     StoredMessage,
     StoredSummary,
@@ -368,6 +369,26 @@ class Memory:
     async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[StoredTopic]:
         user_id = parse_ident(user_id, "userId")
         return await reads.topics_of_user(self.db, parse_tenant(tenant), user_id, limit, offset)
+
+    async def entities(
+        self, tenant: str, user_id: str, limit: int, offset: int
+    ) -> list[StoredEntity]:
+        """The entities of a user's world (what Facts are about when not the user: people,
+        pets, events, places, organisations, items), the latest touched first."""
+        user_id = parse_ident(user_id, "userId")
+        top = self.settings.max_list_size
+        if not 1 <= limit <= top:
+            raise InputError("limit", f"must be between 1 and {top} (GUMEM_MAX_LIST_SIZE)")
+        if offset < 0:
+            raise InputError("offset", "must be >= 0")
+        return await reads.entities_of_user(self.db, parse_tenant(tenant), user_id, limit, offset)
+
+    async def entities_by_ids(self, tenant: str, ids: list[str]) -> dict[str, StoredEntity]:
+        return await reads.entities_by_ids(self.db, parse_tenant(tenant), ids)
+
+    async def facts_of_entities(self, tenant: str, ids: list[str]) -> dict[str, list[str]]:
+        """Entity id → its active Facts' ids, newest first."""
+        return await reads.facts_of_entities(self.db, parse_tenant(tenant), ids)
 
     async def fact_ids(
         self,

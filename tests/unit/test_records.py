@@ -61,6 +61,7 @@ def test_missing_properties_get_the_documented_defaults() -> None:
     )
     assert (f.polarity, f.explicit, f.confidence, f.status) == ("neutral", False, 0.0, "pending")
     assert f.labels == () and f.sources == () and f.time_start is None
+    assert (f.subject, f.subject_kind, f.subject_id) == (None, "user", None)  # the user's own
 
 
 def test_a_fact_carries_its_sources_as_messages() -> None:
@@ -84,11 +85,15 @@ def test_a_fact_carries_its_sources_as_messages() -> None:
         "lang": "zh",
         "topic": "running shoes",
         "anchors": [],
+        "subject": "室友小陈",
+        "subject_kind": "person",
+        "subject_id": "w_1",
         "time_start": T,
         "time_end": T,
         "created_at": T,
     }
     f = stored_fact(row, [src])
+    assert (f.subject, f.subject_kind, f.subject_id) == ("室友小陈", "person", "w_1")
     assert [s.message_id for s in f.sources] == ["e7"] and f.sources[0].metadata == META
     assert f.entity_names == ("reviews",) and f.labels == ("behaviour",)
     assert fact_json(f) == row | {"sources": [src]}
