@@ -189,8 +189,14 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                 now = parse_time(q["time"])
                 g, ctx, _n = await gumem_messages(memory, tenant, uid, q["question"], now, max(KS))
                 qv = np.asarray(dense.emb.embed_queries([q["question"]])[0], dtype=np.float32)
-                b, d = bm25.search(q["question"], DEPTH), dense.search(q["question"], DEPTH, qv)
-                ranked = {"gumem": g, "hybrid": rrf([b, d]), "bm25": b, "dense": d}
+                lex = bm25.search(q["question"], DEPTH)
+                near = dense.search(q["question"], DEPTH, qv)
+                ranked: dict[str, list[str]] = {
+                    "gumem": g,
+                    "hybrid": rrf([lex, near]),
+                    "bm25": lex,
+                    "dense": near,
+                }
                 row: dict[str, Any] = {"user": uid, "qtype": qtype, "domain": domain}
                 for sys_, found in ranked.items():
                     for k in KS:
@@ -201,7 +207,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                     top5 = "\n".join(line[i] for i in first_k(ranked["hybrid"], 5))
                     row["hybrid_answer"] = float(fold(answer) in fold(top5))
                 if args.verbose and row["gumem@5"] < row["dense@5"]:
-                    log(f"{uid} {q['question']!r}: gumem {g[:5]} dense {d[:5]} gold {gold}")
+                    log(f"{uid} {q['question']!r}: gumem {g[:5]} dense {near[:5]} gold {gold}")
                 rows.append(row)
             t_recall += time.perf_counter() - t0
     finally:
