@@ -184,6 +184,7 @@ def subject_zh(text: str) -> Subject | None:
         i, mine = 1, True
         if i < len(words) and words[i][0] == "的":
             i += 1
+        i = _modifier_zh(words, i)
     end = _np_zh(words, i)
     if end == i:
         return None
@@ -203,6 +204,19 @@ def subject_zh(text: str) -> Subject | None:
         return None
     name = "".join(w for w, _f in np)
     return Subject(name, thing_kind(name, "zh"), attr=attr)
+
+
+def _modifier_zh(words: Sequence[tuple[str, str]], i: int) -> int:
+    """Past a short adjective phrase with 的 that opens an owned noun phrase ("我最 A 的
+    <P>"), when a people or animal noun follows it; else ``i``."""
+    for k in range(i, min(i + 3, len(words))):
+        w, f = words[k]
+        if w == "的":
+            nxt = words[k + 1][0] if k + 1 < len(words) else ""
+            return k + 1 if k > i and _people_kind(nxt, "zh") else i
+        if f[:1] not in ("a", "d"):
+            return i
+    return i
 
 
 def _attribute_zh(words: Sequence[tuple[str, str]], end: int) -> str | None:
@@ -260,14 +274,23 @@ def noun_led_zh(text: str) -> bool:
     return f == "n" and nxt != "的" and _people_kind(w, "zh") is None
 
 
+_SPEAKER_MODAL_ZH = rx.compile(
+    r"^(?:也|还|就|都|先|再|所以|因此)*(?:得|需要|必须|想|希望|记得|别|不要|不用|请|帮|麻烦)"
+)
+
+
 def subjectless_zh(text: str) -> bool:
     """A clause that opens with its predicate (time words and adverbs first): "周末也去 V"."""
-    for w, f in _words(text[:_LEAD_CHARS]):
+    if _SPEAKER_MODAL_ZH.match(text):
+        return False  # "得 V", "记得 V", "别 V": the speaker's own need or request
+    words = _words(text[:_LEAD_CHARS])
+    for k, (w, f) in enumerate(words):
         if w in _MINE_ZH or w in ("你", "您"):
             return False
-        if f[:1] in ("t", "d", "c") or w in ("每天", "每周", "每晚"):
-            continue
-        return f[:1] in ("v", "p")
+        if f[:1] in ("t", "d", "c", "m", "q") or w.startswith("每"):
+            continue  # time words, adverbs, numbers, "每 X"
+        # a predicate, or one word left after a time ("每天下午四点 V")
+        return f[:1] in ("v", "p") or (k > 0 and k == len(words) - 1 and f[:1] != "r")
     return False
 
 
@@ -442,11 +465,11 @@ def subject_slot(
     head, _, qual = (slot or "").partition(":")
     if attr is None and qual and qual == _KEY_CHARS.sub("_", subject.name.lower()):
         attr = head  # "my <P>'s A is Z": the slot the user-side parse qualified by its owner
-    if attr is None or subject.relation is not None:
+    if attr is None:
         return None, None
     if lang == "zh":
-        if value is None:
-            value = _value_zh(text, attr)
+        if attr == subject.attr:
+            value = _value_zh(text, attr) or value
         return f"{subject.name}的{attr}", value
     if attr == current_pack().words("age", "en"):
         value = next((w for w in text.split() if w.isdigit()), value)

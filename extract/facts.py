@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from spacy.language import Language
 from spacy.tokens import Doc, Token
@@ -190,6 +190,9 @@ def _analyse(
         polarity = "likes" if kind == "preference" else "neutral"
     if about is not None:  # someone else's fact: never the user's preference; its own slot
         kind, polarity = _KIND_ABOUT.get(kind, kind), "neutral"
+        dated = time_range(text, msg.timestamp, future=True) if kind == "fact" else None
+        if dated is not None:  # a dated event of theirs ("<P> 下个月 12 号 V")
+            kind = "plan" if dated[0] > msg.timestamp else "timeline"
         slot, value = subject_slot(about.subject, text, slot, value, lang)
     anchors = _anchors(text, msg.metadata)
     # "我自己的话，X": the lead names the user as the topic of X
@@ -479,9 +482,9 @@ def _about(
         return _About(own, "own")
     neuter = pron is not None and pron.lower().rstrip("的") in ("it", "its", "其", "它")
     if pron and named is not None and (neuter or named.kind in ("person", "pet")):
-        return _About(named, pron)
+        return _About(replace(named, attr=None), pron)
     if bare and before is not None:
-        return _About(before, "carried")
+        return _About(replace(before, attr=None), "carried")
     return None
 
 

@@ -211,3 +211,29 @@ def test_small_talk_questions_hypotheticals_and_wishes_give_no_fact(
     ex = run(en_nlp, zh_nlp, text)
     assert not [f for f in ex.facts if f.subject is not None], ex
     assert not ex.facts, ex
+
+
+def test_a_dated_event_of_someone_else_is_a_plan(en_nlp: Language, zh_nlp: Language) -> None:
+    zh = only(run(en_nlp, zh_nlp, "我表妹下个月8号办婚礼。"))
+    assert (zh.subject, zh.kind) == ("表妹", "plan"), zh
+    en = only(run(en_nlp, zh_nlp, "My cousin is flying to Lisbon on June 9."))
+    assert (en.subject, en.kind) == ("cousin", "plan"), en
+
+
+def test_an_anaphor_takes_the_entity_not_its_attribute(en_nlp: Language, zh_nlp: Language) -> None:
+    ex = run(en_nlp, zh_nlp, "我岳父的电话是 139 0000 1111，他每天早上五点起床。")
+    birthday, habit = ex.facts
+    assert birthday.slot == "岳父的电话" and birthday.subject == "岳父", birthday
+    assert habit.subject == "岳父" and habit.slot is None, habit
+    assert habit.content == "用户的岳父每天早上五点起床"
+
+
+def test_a_time_led_clause_carries_the_subject(en_nlp: Language, zh_nlp: Language) -> None:
+    ex = run(en_nlp, zh_nlp, "我侄子在读初二，每天晚上九点睡觉。")
+    assert [f.subject for f in ex.facts] == ["侄子", "侄子"], ex
+
+
+def test_the_speaker_s_own_request_is_not_carried(en_nlp: Language, zh_nlp: Language) -> None:
+    ex = run(en_nlp, zh_nlp, "我婆婆周六过来，记得提醒我订菜。")
+    assert ex.facts[0].subject == "婆婆", ex
+    assert all(f.subject is None for f in ex.facts[1:]), ex
