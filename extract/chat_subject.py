@@ -246,10 +246,16 @@ def _named_relation_zh(text: str) -> Subject | None:
             continue
         rel, name = m.group("rel"), m.group("name").strip()
         kind = _people_kind(rel, "zh")
-        if kind is None or _people_kind(name, "zh"):
+        if kind is None or _people_kind(name, "zh") or not _a_name_zh(name):
             continue
         return Subject(rel, kind, _aliases([name], rel, "zh"), mine=True, relation=rel)
     return None
+
+
+def _a_name_zh(text: str) -> bool:
+    """A name: no anaphor, number or quantifier in it ("其中一位" is none)."""
+    words = _words(text)
+    return bool(words) and all(f[:1] not in ("r", "m", "q", "d", "v") for _w, f in words)
 
 
 _AGE_ZH = rx.compile(r"[\d一二两三四五六七八九十百]+\s*(?:周)?岁")
@@ -344,7 +350,7 @@ def _person_en(noun: Token, attr: str | None = None) -> Subject | None:
         full = f"{np} {name}".strip()
         parts = [noun.text if noun.text != full else "", name]
         return Subject(full, kind, _aliases(parts, noun.text, "en"), mine=True, attr=attr)
-    if noun.pos_ == "PROPN" and noun.ent_type_ == "PERSON":
+    if noun.pos_ == "PROPN" and noun.ent_type_ == "PERSON" and not _HAN.search(noun.doc.text):
         return Subject(_np_text_en(noun), "person", (), attr=attr)
     return None
 

@@ -303,6 +303,7 @@ def _wording_about_en(doc: Doc, start: int, end: int, about: Subject, via: str) 
             name = f"{who}'s" if pron.tag_ == "PRP$" else who
             before = _rewrite_en(doc, start, pron.idx, USER_EN) if pron.idx > start else ""
             after = _rewrite_en(doc, pron.idx + len(pron.text), end, USER_EN)
-            out = " ".join(w for w in (before, name, after) if w)
+            glue = "" if after.startswith("'") else " "
+            out = " ".join(w for w in (before, name) if w) + (glue + after if after else "")
     out = out.strip().rstrip(".")
     return out[:1].upper() + out[1:]
