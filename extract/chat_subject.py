@@ -186,8 +186,10 @@ def subject_zh(text: str) -> Subject | None:
             i += 1
         i = _modifier_zh(words, i)
     end = _np_zh(words, i)
-    if end == i:
-        return None
+    if end == i or (not mine and end < len(words) and words[end][0] != "的"):
+        thing = None if mine else _thing_zh(words)
+        if thing is not None or end == i:
+            return thing
     if end < len(words) and words[end][1][:1] == "c":
         return None  # "我和<P>…", "<P>和<P>…": a joined subject
     np = words[i:end]
@@ -196,7 +198,8 @@ def subject_zh(text: str) -> Subject | None:
     if person is not None and not mine and _people_kind(np[0][0], "zh"):
         person = replace(person, mine=True)  # a bare relation noun: the user's own
     related = any(_people_kind(w, "zh") for w, _f in np)
-    if person is not None and (person.mine or attr or related):
+    acts = end < len(words) and words[end][1][:1] == "v"  # "N V …": a named person acts
+    if person is not None and (person.mine or attr or related or acts):
         return replace(person, attr=attr)
     if mine or person is not None or attr is None:
         return None  # the user's own thing ("我的 X…"), or no attribute and value
@@ -204,6 +207,50 @@ def subject_zh(text: str) -> Subject | None:
         return None
     name = "".join(w for w, _f in np)
     return Subject(name, thing_kind(name, "zh"), attr=attr)
+
+
+_THING_FLAGS = ("n", "v", "j", "l", "s", "a", "eng")
+_JOINING_ZH = ("与", "和", "及", "跟", "同", "之")
+_THING_MAX = 8
+
+
+def _thing_zh(words: Sequence[tuple[str, str]]) -> Subject | None:
+    """ "X 的 A 是 Z" where X is a longer name of a thing (content words only, no anaphor,
+    no time first), ending with a noun or a head the pack knows the kind of."""
+    de = next((k for k, (w, _f) in enumerate(words[:_THING_MAX]) if w == "的"), None)
+    if not de or words[0][1][:1] in ("t", "d", "p", "m"):
+        return None
+    np = words[:de]
+    inner = np[1:-1]  # "X 与 Y 之 Z": joining words inside a longer name
+    if any(f[:1] not in _THING_FLAGS for _w, f in (np[0], np[-1])) or any(
+        f[:1] not in _THING_FLAGS and w not in _JOINING_ZH for w, f in inner
+    ):
+        return None
+    name = "".join(w for w, _f in np)
+    kind = thing_kind(name, "zh")
+    noun_led = np[0][1][:1] == "n" and len(np) >= 3  # a long name: its last word may be verbal
+    if np[-1][1][:1] not in ("n", "j", "l") and kind == "thing" and not noun_led:
+        return None  # "昨天买的 X": a relative clause, not a name
+    if any(_people_kind(w, "zh") for w, _f in np):
+        return None
+    attr = _attribute_zh(words, de)
+    return Subject(name, kind, attr=attr) if attr else None
+
+
+def noun_phrase_zh(text: str) -> Subject | None:
+    """A clause that is only a noun phrase with a modifier ("我要去的 X"): the thing X, which
+    an anaphor after it (它, 其) stands for; None when a predicate follows the noun."""
+    words = _words(text)
+    de = max((k for k, (w, _f) in enumerate(words) if w == "的"), default=None)
+    if de is None or de + 1 >= len(words):
+        return None
+    tail = words[de + 1 :]
+    if any(f[:1] not in ("n", "j", "l", "s") and f != "eng" for _w, f in tail):
+        return None
+    name = "".join(w for w, _f in tail)
+    if len(name) < 2 or _people_kind(name, "zh"):
+        return None
+    return Subject(name, thing_kind(name, "zh"))
 
 
 def _modifier_zh(words: Sequence[tuple[str, str]], i: int) -> int:
@@ -225,7 +272,9 @@ def _attribute_zh(words: Sequence[tuple[str, str]], end: int) -> str | None:
         return None
     a = end + 1
     b = a
-    while b < len(words) and (words[b][1][:1] in (*_NOUN_FLAGS, "t", "v") or words[b][0] == "的"):
+    while b < len(words) and (
+        words[b][1][:1] in (*_NOUN_FLAGS, "t", "v", "l") or words[b][0] == "的"
+    ):
         rest = "".join(w for w, _f in words[b:])
         if b > a and _COPULA_ZH.match(rest):
             break
@@ -278,6 +327,28 @@ def noun_led_zh(text: str) -> bool:
         return False
     (w, f), nxt = words[0], words[1][0]
     return f == "n" and nxt != "的" and _people_kind(w, "zh") is None
+
+
+def anaphor_attr(text: str, toks: Sequence[Token], lang: Lang) -> str | None:
+    """The attribute a clause led by a possessive anaphor gives ("她的 A 是 Z", "其 A 在 Z",
+    "his A is Z"), else None."""
+    if lang != "zh":
+        found = _main_subject_en(list(toks))
+        if found is None or found[0].lemma_ != "be":
+            return None
+        subj = found[1]
+        if not any(c.dep_ == "poss" and c.lower_ in _THIRD_POSS_EN for c in subj.children):
+            return None
+        mods = [c.lemma_.lower() for c in subj.children if c.dep_ == "compound" and c.i < subj.i]
+        return " ".join([*mods, subj.lemma_.lower()])
+    words = _words(text)
+    if len(words) < 3 or words[0][0] not in _THIRD_ZH:
+        return None
+    if words[1][0] == "的":
+        return _attribute_zh(words, 1)
+    if words[0][0] == "其":  # "其 A 是 Z": 其 is "its/their"
+        return _attribute_zh((words[0], ("的", "uj"), *words[1:]), 1)
+    return None
 
 
 _SPEAKER_MODAL_ZH = rx.compile(
@@ -501,10 +572,12 @@ _CLAUSE_END_ZH = rx.compile(r"[，,。；;！!？?]")
 
 __all__ = [
     "Subject",
+    "anaphor_attr",
     "anaphor_led_en",
     "anaphor_led_zh",
     "coordinated_en",
     "noun_led_zh",
+    "noun_phrase_zh",
     "subject_en",
     "subject_slot",
     "subject_zh",

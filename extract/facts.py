@@ -50,9 +50,11 @@ from extract.chat_segments import _clauses, _Piece
 from extract.chat_slots import _concrete_en, _greeting, _group, _kind_en, _kind_zh, _slot, _strip
 from extract.chat_subject import (
     Subject,
+    anaphor_attr,
     anaphor_led_en,
     anaphor_led_zh,
     coordinated_en,
+    noun_phrase_zh,
     subject_en,
     subject_slot,
     subject_zh,
@@ -190,10 +192,12 @@ def _analyse(
         polarity = "likes" if kind == "preference" else "neutral"
     if about is not None:  # someone else's fact: never the user's preference; its own slot
         kind, polarity = _KIND_ABOUT.get(kind, kind), "neutral"
-        dated = time_range(text, msg.timestamp, future=True) if kind == "fact" else None
+        slot, value = subject_slot(about.subject, text, slot, value, lang)
+        dated = (
+            time_range(text, msg.timestamp, future=True) if kind == "fact" and not slot else None
+        )
         if dated is not None:  # a dated event of theirs ("<P> 下个月 12 号 V")
             kind = "plan" if dated[0] > msg.timestamp else "timeline"
-        slot, value = subject_slot(about.subject, text, slot, value, lang)
     anchors = _anchors(text, msg.metadata)
     # "我自己的话，X": the lead names the user as the topic of X
     topic = zh and zh_grammar.topic_led(doc_text(doc)[clause.start : start])
@@ -415,7 +419,10 @@ def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
         stripped = _strip(doc, clause.start, clause.end, lang)
         about = _about(doc, lang, stripped, prev[1] if prev[0] == clause.sent else None, named_last)
         prev = (clause.sent, about.subject if about else None)
-        named_last = about.subject if about else named_last
+        if about is not None:
+            named_last = about.subject
+        elif lang == "zh":  # "我要去的 X，它的 A 是 Z": the thing a bare phrase names
+            named_last = noun_phrase_zh(stripped[2]) or named_last
         if lang == "zh":
             bare = stripped[2]
             if owner[0] != clause.sent:
@@ -482,7 +489,8 @@ def _about(
         return _About(own, "own")
     neuter = pron is not None and pron.lower().rstrip("的") in ("it", "its", "其", "它")
     if pron and named is not None and (neuter or named.kind in ("person", "pet")):
-        return _About(replace(named, attr=None), pron)
+        toks_or_none = [] if lang == "zh" else _tokens(doc, start, end)
+        return _About(replace(named, attr=anaphor_attr(text, toks_or_none, lang)), pron)
     if bare and before is not None:
         return _About(replace(before, attr=None), "carried")
     return None

@@ -237,3 +237,34 @@ def test_the_speaker_s_own_request_is_not_carried(en_nlp: Language, zh_nlp: Lang
     ex = run(en_nlp, zh_nlp, "我婆婆周六过来，记得提醒我订菜。")
     assert ex.facts[0].subject == "婆婆", ex
     assert all(f.subject is None for f in ex.facts[1:]), ex
+
+
+def test_a_named_person_acting_is_that_person_s_fact(en_nlp: Language, zh_nlp: Language) -> None:
+    fact = only(run(en_nlp, zh_nlp, "周晓岚喜欢收集邮票。"))
+    assert (fact.subject, fact.subject_kind, fact.kind) == ("周晓岚", "person", "fact"), fact
+
+
+def test_a_longer_name_of_a_thing_with_joining_words(en_nlp: Language, zh_nlp: Language) -> None:
+    fact = only(run(en_nlp, zh_nlp, "茶与书法交流会的地点是西湖边的茶馆。"))
+    assert (fact.subject, fact.subject_kind) == ("茶与书法交流会", "event"), fact
+    assert fact.slot == "茶与书法交流会的地点"
+
+
+def test_an_anaphor_after_a_bare_noun_phrase_is_that_thing(
+    en_nlp: Language, zh_nlp: Language
+) -> None:
+    ex = run(en_nlp, zh_nlp, "我下周要去的陶瓷博览会，它的门票是六十元。")
+    ticket = ex.facts[-1]
+    assert ticket.subject == "陶瓷博览会" and ticket.slot == "陶瓷博览会的门票", ex
+    assert ticket.content == "陶瓷博览会的门票是六十元"
+
+
+def test_an_anaphor_s_attribute_is_its_slot(en_nlp: Language, zh_nlp: Language) -> None:
+    ex = run(en_nlp, zh_nlp, "Rosa is my aunt, her phone number is 555 0199.")
+    assert ex.facts[-1].subject == "aunt" and ex.facts[-1].slot == "aunt's phone number", ex
+
+
+def test_a_statement_softened_by_ne_is_no_question(en_nlp: Language, zh_nlp: Language) -> None:
+    fact = only(run(en_nlp, zh_nlp, "我大伯在青岛开出租车呢。"))
+    assert fact.subject == "大伯", fact
+    assert not run(en_nlp, zh_nlp, "我大伯在哪个城市呢").facts
