@@ -11,7 +11,7 @@ from spacy.tokens import Token
 from extract import clause_grammar as cg
 from extract import rx, zh_grammar
 from extract.chat_lexicon import _AVOID_LEMMAS, _HAN, _I_ZH, _LIKE_LEMMAS, _WE_ZH, USER_ZH, _rx
-from extract.chat_subject import subject_zh
+from extract.chat_subject import instructs_user_zh, subject_zh
 from extract.chat_tokens import _first_person, _key
 from extract.packs import current as current_pack
 from extract.slots import cut_zh, slot_zh
@@ -152,8 +152,8 @@ def _not_the_users_zh(text: str, slot: bool, about: bool = False) -> str | None:
     wish = _WISH_ZH.match(text)
     if wish and subject_zh(wish.group(1)) is not None:
         return "a wish about someone else, not a fact about the user"
-    if about:
-        return None
+    if about or instructs_user_zh(text):
+        return None  # someone else's Fact, or what a person tells the user to do
     words = [(w, f) for w, f in cut_zh(text) if w.strip()]
     if words and words[0][0] in _THIRD_PRON_ZH:
         return f"about someone else ({words[0][0]}), not the user"

@@ -193,6 +193,8 @@ def subject_zh(text: str) -> Subject | None:
     if end < len(words) and words[end][1][:1] == "c":
         return None  # "我和<P>…", "<P>和<P>…": a joined subject
     np = words[i:end]
+    if _INSTRUCTS_ZH.match("".join(w for w, _f in words[end:])):
+        return None  # "<P>让我 V": what the user is to do, the user's own Fact
     attr = _attribute_zh(words, end)
     person = _person_np_zh(np, mine)
     if person is not None and not mine and _people_kind(np[0][0], "zh"):
@@ -251,6 +253,23 @@ def noun_phrase_zh(text: str) -> Subject | None:
     if len(name) < 2 or _people_kind(name, "zh"):
         return None
     return Subject(name, thing_kind(name, "zh"))
+
+
+# a causative or advice verb whose object is the speaker ("<P>让我 V", "<P>建议我 V")
+_INSTRUCTS_ZH = rx.compile(
+    r"^(?:一直|总是|也|都|还|就|再三|反复|特意|特地)*"
+    r"(?:让|叫|要求|嘱咐|叮嘱|建议|劝|提醒|不让|不许|要)(?:我|咱)"
+)
+
+
+def instructs_user_zh(text: str) -> bool:
+    """A person's instruction or advice to the user ("<P>让我两周后 V"): the user's Fact."""
+    words = _words(text[:_LEAD_CHARS])
+    k = 1 if words and words[0][0] in _MINE_ZH else 0
+    if k < len(words) and words[k][0] == "的":
+        k += 1
+    end = _np_zh(words, k)
+    return end > k and bool(_INSTRUCTS_ZH.match("".join(w for w, _f in words[end:])))
 
 
 def _modifier_zh(words: Sequence[tuple[str, str]], i: int) -> int:
@@ -576,6 +595,7 @@ __all__ = [
     "anaphor_led_en",
     "anaphor_led_zh",
     "coordinated_en",
+    "instructs_user_zh",
     "noun_led_zh",
     "noun_phrase_zh",
     "subject_en",

@@ -54,6 +54,7 @@ from extract.chat_subject import (
     anaphor_led_en,
     anaphor_led_zh,
     coordinated_en,
+    instructs_user_zh,
     noun_phrase_zh,
     subject_en,
     subject_slot,
@@ -183,7 +184,8 @@ def _analyse(
     reason = (
         None if named else _not_the_users(text, toks, lang, slot is not None, about is not None)
     )
-    if reason is None and not named and about is None and kind != "constraint":
+    instructed = zh and instructs_user_zh(text)  # "<P>让我 V": the user's own to do
+    if reason is None and not named and about is None and kind != "constraint" and not instructed:
         reason = _other_person(text, toks, lang)
     if reason:
         return _reject(msg, reason, raw.strip())

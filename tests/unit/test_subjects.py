@@ -268,3 +268,8 @@ def test_a_statement_softened_by_ne_is_no_question(en_nlp: Language, zh_nlp: Lan
     fact = only(run(en_nlp, zh_nlp, "我大伯在青岛开出租车呢。"))
     assert fact.subject == "大伯", fact
     assert not run(en_nlp, zh_nlp, "我大伯在哪个城市呢").facts
+
+
+def test_an_instruction_to_the_user_stays_the_user_s(en_nlp: Language, zh_nlp: Language) -> None:
+    fact = only(run(en_nlp, zh_nlp, "牙医让我每半年洗一次牙。"))
+    assert fact.subject is None and fact.content.startswith("牙医让用户"), fact
