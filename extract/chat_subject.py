@@ -569,10 +569,13 @@ def subject_slot(
         return f"{subject.name}的{attr}", value
     if attr == current_pack().words("age", "en"):
         value = next((w for w in text.split() if w.isdigit()), value)
+    elif value is None and (m := _COPULA_EN.search(text)) is not None:
+        value = m.group(1).strip(" .,;!") or None
     return f"{subject.name.lower()}'s {attr.replace('_', ' ')}", value
 
 
 _KEY_CHARS = rx.compile(r"[^\w]+")
+_COPULA_EN = rx.compile(r"\b(?:is|are|was|were)\s+(?:now\s+|still\s+)?(.+)$", rx.IGNORECASE)
 
 
 def _value_zh(text: str, attr: str) -> str | None:
