@@ -477,12 +477,12 @@ def _about(
     start, end, text, _ = stripped
     if not text:
         return None
+    toks = [] if lang == "zh" else _tokens(doc, start, end)
     if lang == "zh":
         own = subject_zh(text)
         pron: str | None = anaphor_led_zh(text)
         bare = subjectless_zh(text)
     else:
-        toks = _tokens(doc, start, end)
         own = subject_en(toks)
         tok = anaphor_led_en(toks)
         pron = tok.text if tok is not None else None
@@ -491,8 +491,7 @@ def _about(
         return _About(own, "own")
     neuter = pron is not None and pron.lower().rstrip("的") in ("it", "its", "其", "它")
     if pron and named is not None and (neuter or named.kind in ("person", "pet")):
-        toks_or_none = [] if lang == "zh" else _tokens(doc, start, end)
-        return _About(replace(named, attr=anaphor_attr(text, toks_or_none, lang)), pron)
+        return _About(replace(named, attr=anaphor_attr(text, toks, lang)), pron)
     if bare and before is not None:
         return _About(replace(before, attr=None), "carried")
     return None
