@@ -139,8 +139,12 @@ _REQUEST_EN = _rx(
     r"^(?:please\s+)?(?:recommend|suggest|find|show|tell|give|send|book|help|search|look up|check|"
     r"list|compare|remind|get me|i need you to|i'?d like you to|help me)\b"
 )
+# 呢 ends a question only with a question word before it, or after a bare topic ("那 X 呢");
+# after a statement ("X 在 Y 工作呢") it only softens it
 _QUESTION_ZH = rx.compile(
-    r"(?:吗|呢|么)$|^(?:请问|能不能|可不可以|有没有|是否|为什么|怎么|如何|哪)"
+    r"(?:吗|么)$|^(?:请问|能不能|可不可以|有没有|是否|为什么|怎么|如何|哪)"
+    r"|(?:什么|哪|谁|怎|多少|几|为何|是不是|有没有|要不要|还是|如何|多大|多久|多远).*呢$"
+    r"|^[^，,\s]{1,5}呢$"
 )
 _REQUEST_ZH = rx.compile(
     r"^(?:请|麻烦)?(?:帮我|给我|帮忙|替我|推荐|介绍|查一下|查查|找一下|找找|看看|搜一下|列一下|比较一下)"

@@ -11,6 +11,7 @@ from spacy.tokens import Token
 from extract import clause_grammar as cg
 from extract import rx, zh_grammar
 from extract.chat_lexicon import _AVOID_LEMMAS, _HAN, _I_ZH, _LIKE_LEMMAS, _WE_ZH, USER_ZH, _rx
+from extract.chat_subject import instructs_user_zh, subject_zh
 from extract.chat_tokens import _first_person, _key
 from extract.packs import current as current_pack
 from extract.slots import cut_zh, slot_zh
@@ -37,6 +38,10 @@ _PERSON_VERBS_ZH = rx.compile(
     r"偏好|希望|想|要|让|叫|嫌)"
 )
 _THIRD_PRON_ZH = ("他", "她", "他们", "她们")
+# "我希望<someone> …": a wish, whoever it is about
+_WISH_ZH = rx.compile(
+    r"^(?:我|我们)(?:真|很|一直|特别|也|都)*(?:希望|盼着|盼望|但愿|祝|祝愿|期待)(.+)$"
+)
 
 
 # what stops a Chinese subject noun phrase: its verb, an adverb, a preposition, a number
@@ -88,10 +93,13 @@ def _other_person(text: str, toks: list[Token], lang: Lang) -> str | None:
     return None
 
 
-def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str | None:
-    """Why a clause is not a fact about the user: hypothetical, or someone else's."""
+def _not_the_users(
+    text: str, toks: list[Token], lang: Lang, slot: bool, about: bool = False
+) -> str | None:
+    """Why a clause is not a fact stated as true: hypothetical, a wish, or someone else's
+    (``about``: the clause has a subject of the user's world, whose Fact it is)."""
     if lang == "zh" or _HAN.search(text):
-        return _not_the_users_zh(text, slot)
+        return _not_the_users_zh(text, slot, about)
     for t in toks:
         if t.dep_ == "mark" and t.lower_ == "if":
             cond = t.head
@@ -116,6 +124,8 @@ def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str 
             if wish and inner is not None and not _first_person(inner):
                 return "a wish about someone else, not a fact about the user"
             return None
+        if about or any(c.dep_ == "conj" and _first_person(c) for c in subj.subtree):
+            return None  # someone else's Fact, or the user with someone ("my <P> and I")
         person = (
             subj.lower_ in _THIRD_PRON_EN
             or subj.ent_type_ == "PERSON"
@@ -136,9 +146,14 @@ def _not_the_users(text: str, toks: list[Token], lang: Lang, slot: bool) -> str 
     return None
 
 
-def _not_the_users_zh(text: str, slot: bool) -> str | None:
+def _not_the_users_zh(text: str, slot: bool, about: bool = False) -> str | None:
     if _HYPO_ZH.search(text) or zh_grammar.speculative(text) or cg.hypothetical_zh(text):
         return "hypothetical (conditional), not a fact about the user"
+    wish = _WISH_ZH.match(text)
+    if wish and subject_zh(wish.group(1)) is not None:
+        return "a wish about someone else, not a fact about the user"
+    if about or instructs_user_zh(text):
+        return None  # someone else's Fact, or what a person tells the user to do
     words = [(w, f) for w, f in cut_zh(text) if w.strip()]
     if words and words[0][0] in _THIRD_PRON_ZH:
         return f"about someone else ({words[0][0]}), not the user"

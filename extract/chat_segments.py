@@ -22,6 +22,7 @@ from extract.chat_lexicon import (
     _SUBORD_ZH,
 )
 from extract.chat_slots import _greeting, _kind_zh, _slot, _strip
+from extract.chat_subject import anaphor_led_zh, noun_led_zh, subject_zh
 from extract.chat_tokens import (
     _content_tokens,
     _has_content_zh,
@@ -119,6 +120,8 @@ def _standalone_zh(doc: Doc, p: _Piece) -> bool:
         return bool(text)
     if _SUBORD_ZH.match(text) or zh_grammar.keep_clause(text):
         return False  # "日期不变": binds to the change it qualifies
+    if anaphor_led_zh(text) and _slot(doc, p.start, p.end, "zh")[0] is None and len(text) > 4:
+        return True  # "她的 A 是 Z": its own subject, the one named before
     if zh_grammar.own_subject(text) and (_has_content_zh(text) or zh_grammar.implied_user(text)):
         return True  # "X 在周一上午": its own subject, and the user's matter
     return bool(
@@ -171,7 +174,11 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
             )
         ):
             prev = None  # "A 是 X，B 在 Y": each piece states something about its own subject
-        bound = lang == "zh" and prev is not None and _bound_zh(doc, prev, p)
+        bound = (
+            lang == "zh"
+            and prev is not None
+            and (_bound_zh(doc, prev, p) or _of_prev_zh(doc, prev, p))
+        )
         if prev is not None and (prev.open or filler or bound or not standalone(doc, p)):
             prev.end, prev.open = p.end, p.open and prev.open
         else:
@@ -186,3 +193,12 @@ def _bound_zh(doc: Doc, prev: _Piece, p: _Piece) -> bool:
         zh_grammar.bound_to_goal(doc_text(doc)[prev.start : prev.end], text)
         and not _slot(doc, p.start, p.end, "zh")[0]
     )
+
+
+def _of_prev_zh(doc: Doc, prev: _Piece, p: _Piece) -> bool:
+    """A clause opening with a bare noun ("A 不太好") after one about a person or an animal
+    of the user's world states an attribute of that one: bound to it."""
+    if not noun_led_zh(_strip(doc, p.start, p.end, "zh")[2]):
+        return False
+    about = subject_zh(_strip(doc, prev.start, prev.end, "zh")[2])
+    return about is not None and about.kind in ("person", "pet")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from spacy.tokens import Doc, Token
 
 from extract import clause_grammar as cg
-from extract import zh_grammar
+from extract import rx, zh_grammar
 from extract.chat_lexicon import (
     _ALWAYS,
     _BUDGET_LEAD_ZH,
@@ -20,7 +20,10 @@ from extract.chat_lexicon import (
     _SPACES,
     _WE_ZH,
     _Y_ENDING,
+    USER_EN,
+    USER_ZH,
 )
+from extract.chat_subject import Subject
 from extract.chat_tokens import (
     _content_tokens,
     _first_person,
@@ -256,3 +259,51 @@ def _template_zh(slot: str, value: str, money_text: str | None, subject: str) ->
     if base == "home_city":
         return f"{subject}住在{value}"
     return f"{subject}的{base}为 {value}"
+
+
+# --- a fact about an entity of the user's world ---------------------------------------------
+
+_MINE_LEAD_ZH = rx.compile(r"^(?:我们|咱们|我家|咱家|我|咱)的?")
+_CLAUSE_LEAD_EN = rx.compile(r"^(?:and|but|yet|so|also|then)\b[\s,]*", rx.IGNORECASE)
+
+
+def _wording_about_zh(text: str, about: Subject, via: str) -> str:
+    """ "我<P>今年 N 岁" -> "用户的<P>今年 N 岁"; a clause without a subject of its own takes
+    the entity's name ("周末也 V" -> "用户的<P>周末也 V"); a anaphor stands for it
+    ("她的 A…" -> "用户的<P>的 A…")."""
+    who = about.display("zh")
+    if via == "own":
+        if about.mine and about.relation is None:
+            text = _MINE_LEAD_ZH.sub(f"{USER_ZH}的", text, count=1)
+        body = text
+    elif via == "carried":
+        body = who + text
+    else:
+        body = who + ("的" if via.endswith("的") or via == "其" else "") + text[len(via) :]
+    out, n = _WE_ZH.subn(f"{USER_ZH}等人", body)
+    return _I_ZH.sub(USER_ZH, out) if n == 0 else out
+
+
+def _wording_about_en(doc: Doc, start: int, end: int, about: Subject, via: str) -> str:
+    """ "My <P> is X" -> "The user's <P> is X"; "and V-s Y" -> "The user's <P> V-s Y";
+    "he is X" -> "The user's <P> is X"."""
+    who = about.display("en")
+    if via == "own":
+        out = _rewrite_en(doc, start, end, USER_EN)
+    elif via == "carried":
+        out = f"{who} {_CLAUSE_LEAD_EN.sub('', _rewrite_en(doc, start, end, USER_EN))}"
+    else:
+        pron = next(
+            (t for t in _tokens(doc, start, end) if t.text == via and t.tag_ in ("PRP", "PRP$")),
+            None,
+        )
+        if pron is None:
+            out = _rewrite_en(doc, start, end, USER_EN)
+        else:
+            name = f"{who}'s" if pron.tag_ == "PRP$" else who
+            before = _rewrite_en(doc, start, pron.idx, USER_EN) if pron.idx > start else ""
+            after = _rewrite_en(doc, pron.idx + len(pron.text), end, USER_EN)
+            glue = "" if after.startswith("'") else " "
+            out = " ".join(w for w in (before, name) if w) + (glue + after if after else "")
+    out = out.strip().rstrip(".")
+    return out[:1].upper() + out[1:]

@@ -264,6 +264,7 @@ def possibility_en(main: Token) -> bool:
 # --- Chinese/mixed: parallel topic-comment clauses ----------------------------------------
 
 _PREDICATE_WORDS = {"是", "在"}
+_OPENING_CHARS = 64  # a clause's subject and the start of its predicate lie within this
 
 
 def _noun_head(flag: str) -> bool:
@@ -276,7 +277,7 @@ def _subject_zh(text: str) -> list[tuple[int, str, str]] | None:
     clause does not open that way."""
     words: list[tuple[int, str, str]] = []
     pos = 0
-    for w, f in cut_zh(text):
+    for w, f in cut_zh(text[:_OPENING_CHARS]):  # only its opening is read
         if w.strip():
             words.append((pos, w, f))
         pos += len(w)
@@ -320,7 +321,7 @@ def topic_comment_zh(text: str) -> bool:
 
 def parallel_statements_zh(prev: str, text: str) -> bool:
     """Two comma pieces that each state something about their own subject."""
-    return topic_comment_zh(prev) and topic_comment_zh(text)
+    return topic_comment_zh(text) and topic_comment_zh(prev)
 
 
 def possessor_zh(text: str) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from spacy.language import Language
 from spacy.tokens import Doc, Token
@@ -47,6 +48,19 @@ from extract.chat_owner import (
 )
 from extract.chat_segments import _clauses, _Piece
 from extract.chat_slots import _concrete_en, _greeting, _group, _kind_en, _kind_zh, _slot, _strip
+from extract.chat_subject import (
+    Subject,
+    anaphor_attr,
+    anaphor_led_en,
+    anaphor_led_zh,
+    coordinated_en,
+    instructs_user_zh,
+    noun_phrase_zh,
+    subject_en,
+    subject_slot,
+    subject_zh,
+    subjectless_zh,
+)
 from extract.chat_tokens import (
     _DIGIT,
     _content_tokens,
@@ -61,7 +75,14 @@ from extract.chat_tokens import (
     _money,
     _tokens,
 )
-from extract.chat_wording import _template_en, _template_zh, _wording_en, _wording_zh
+from extract.chat_wording import (
+    _template_en,
+    _template_zh,
+    _wording_about_en,
+    _wording_about_zh,
+    _wording_en,
+    _wording_zh,
+)
 from extract.conflicts import CUE_EN, CUE_ZH, is_weak
 from extract.lang import detect_lang
 from extract.nlp import doc_text, entity_refs
@@ -117,12 +138,14 @@ def _analyse(
     correction_in_sentence: bool,
     owner: str | None = None,
     marked: bool = False,
+    about: _About | None = None,
 ) -> FactDraft | Rejection | bool:
     """A FactDraft, a Rejection, or True when the clause is only a correction marker.
 
     ``owner``: the user's own thing the sentence opened with ("我们 X 的 A 是 …"), which a
     further statement with a bare subject ("W 在 V") is about. ``marked``: a clause of the
-    sentence before this one was only a change marker ("Scratch that,", "X 我换了")."""
+    sentence before this one was only a change marker ("Scratch that,", "X 我换了").
+    ``about``: the entity of the user's world the clause is about, and how it names it."""
     zh = lang == "zh"
     raw = doc_text(doc)[clause.start : clause.end]
     greeting = _greeting(raw, lang)
@@ -158,14 +181,25 @@ def _analyse(
     toks = [] if zh else _tokens(doc, start, end)
     named = None if zh else _named_antecedent(doc, start, toks)
     kind, polarity = _kind_zh(text) if zh else _kind_en(text, toks)
-    reason = None if named else _not_the_users(text, toks, lang, slot is not None)
-    if reason is None and not named and kind != "constraint":
+    reason = (
+        None if named else _not_the_users(text, toks, lang, slot is not None, about is not None)
+    )
+    instructed = zh and instructs_user_zh(text)  # "<P>让我 V": the user's own to do
+    if reason is None and not named and about is None and kind != "constraint" and not instructed:
         reason = _other_person(text, toks, lang)
     if reason:
         return _reject(msg, reason, raw.strip())
     if slot:
         kind = SLOT_KIND.get(slot.split(":", 1)[0], kind)
         polarity = "likes" if kind == "preference" else "neutral"
+    if about is not None:  # someone else's fact: never the user's preference; its own slot
+        kind, polarity = _KIND_ABOUT.get(kind, kind), "neutral"
+        slot, value = subject_slot(about.subject, text, slot, value, lang)
+        dated = (
+            time_range(text, msg.timestamp, future=True) if kind == "fact" and not slot else None
+        )
+        if dated is not None:  # a dated event of theirs ("<P> 下个月 12 号 V")
+            kind = "plan" if dated[0] > msg.timestamp else "timeline"
     anchors = _anchors(text, msg.metadata)
     # "我自己的话，X": the lead names the user as the topic of X
     topic = zh and zh_grammar.topic_led(doc_text(doc)[clause.start : start])
@@ -173,13 +207,19 @@ def _analyse(
     # are now after a change marker ("X 我换了，现在 Y"), is about the user's own
     # arrangement, whatever its grammatical subject
     changes = bool((CUE_ZH if zh else CUE_EN).search(raw)) or (marked and is_weak(raw))
-    if slot is None and not anchors and not owner and not topic and not changes:
+    if slot is None and not anchors and not owner and not topic and not changes and not about:
         reason = _not_about_user(text, toks, kind, lang, bool(msg.metadata.get("speaker")))
         if reason:
             return _reject(msg, reason, raw.strip())
     # a Fact names the person it is about: the author the metadata names, else "the user"
     subject = author_name(msg.metadata) or (USER_ZH if zh else USER_EN)
-    if zh:
+    if about is not None:
+        content = (
+            _wording_about_zh(text, about.subject, about.via)
+            if zh
+            else _wording_about_en(doc, start, end, about.subject, about.via)
+        )
+    elif zh:
         money = _money(doc, start, end)
         content = (
             _template_zh(slot, value or "", money[1] if money else None, subject)
@@ -200,7 +240,7 @@ def _analyse(
         content = _CHANGE_ADV_ZH.sub(
             "", content
         )  # "欧洲团队以后默认 Paris" -> "欧洲团队默认 Paris"
-    if owner:
+    if owner and about is None:
         content = _owned(content, owner)
     if named and content.split(" ", 1)[0].lower() in ("they", "it"):
         content = named[0] + " " + content.split(" ", 1)[1]  # "They status-matched me" keeps who
@@ -239,7 +279,27 @@ def _analyse(
         key=_key(kind, slot, content),
         anchors=anchors,
         retracts=retracts,
+        subject=about.subject.name if about else None,
+        subject_kind=about.subject.kind if about else "user",
+        subject_aliases=about.subject.aliases if about else (),
     )
+
+
+# a Fact about someone else is never one of the user's own preferences or habits
+_KIND_ABOUT: dict[str, Kind] = {
+    "preference": "fact",
+    "identity": "fact",
+    "behavior_pattern": "fact",
+}
+
+
+@dataclass(frozen=True)
+class _About:
+    """The entity a clause is about, and how the clause names it: "own" (its subject),
+    "carried" (no subject of its own: the one before), or the anaphor standing for it."""
+
+    subject: Subject
+    via: str
 
 
 _THING_ENTS = {"ORG", "PRODUCT", "FAC", "EVENT"}
@@ -353,9 +413,18 @@ def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
     marked: set[int] = set()  # sentences with a clause that is only a change marker
     carried: str | None = None
     owner: tuple[int, str | None] = (-1, None)  # (sentence, the user's thing it opened with)
+    # (sentence, what the clause before was about: None for the user), the last entity named
+    prev: tuple[int, Subject | None] = (-1, None)
+    named_last: Subject | None = None
     for clause in _clauses(doc, lang):
         owned = None
         stripped = _strip(doc, clause.start, clause.end, lang)
+        about = _about(doc, lang, stripped, prev[1] if prev[0] == clause.sent else None, named_last)
+        prev = (clause.sent, about.subject if about else None)
+        if about is not None:
+            named_last = about.subject
+        elif lang == "zh":  # "我要去的 X，它的 A 是 Z": the thing a bare phrase names
+            named_last = noun_phrase_zh(stripped[2]) or named_last
         if lang == "zh":
             bare = stripped[2]
             if owner[0] != clause.sent:
@@ -364,7 +433,14 @@ def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
             elif owner[1] and cg.bare_subject_zh(bare):
                 owned = owner[1]
         result = _analyse(
-            msg, doc, lang, clause, clause.sent in corrected_sents, owned, clause.sent in marked
+            msg,
+            doc,
+            lang,
+            clause,
+            clause.sent in corrected_sents,
+            owned,
+            clause.sent in marked,
+            about,
         )
         if lang == "zh":
             text = _TRAIL.sub("", doc_text(doc)[clause.start : clause.end].strip())
@@ -387,6 +463,38 @@ def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
         elif isinstance(result, Rejection):
             rejections.append(result)
     return Extraction(facts=tuple(by_key.values()), rejections=tuple(rejections))
+
+
+def _about(
+    doc: Doc,
+    lang: Lang,
+    stripped: tuple[int, int, str, bool],
+    before: Subject | None,
+    named: Subject | None,
+) -> _About | None:
+    """The entity of the user's world a clause is about: its own subject, the one its
+    anaphor stands for, or the subject of the clause before when it has none of its own."""
+    start, end, text, _ = stripped
+    if not text:
+        return None
+    toks = [] if lang == "zh" else _tokens(doc, start, end)
+    if lang == "zh":
+        own = subject_zh(text)
+        pron: str | None = anaphor_led_zh(text)
+        bare = subjectless_zh(text)
+    else:
+        own = subject_en(toks)
+        tok = anaphor_led_en(toks)
+        pron = tok.text if tok is not None else None
+        bare = coordinated_en(toks)
+    if own is not None:
+        return _About(own, "own")
+    neuter = pron is not None and pron.lower().rstrip("的") in ("it", "its", "其", "它")
+    if pron and named is not None and (neuter or named.kind in ("person", "pet")):
+        return _About(replace(named, attr=anaphor_attr(text, toks, lang)), pron)
+    if bare and before is not None:
+        return _About(replace(before, attr=None), "carried")
+    return None
 
 
 def _precheck(msg: MessageRecord) -> Extraction | None:

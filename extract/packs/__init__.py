@@ -90,6 +90,9 @@ class PackFile(_Model):
     team_regions: dict[Term, Name] = Field(default_factory=dict)
     jobs: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
     people: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
+    pets: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
+    relations: dict[Lang, tuple[tuple[Term, ...], ...]] = Field(default_factory=dict)
+    subject_kinds: dict[Name, dict[Lang, tuple[Term, ...]]] = Field(default_factory=dict)
     wording: dict[Name, dict[Lang, str]] = Field(default_factory=dict)
 
 
@@ -107,6 +110,11 @@ class Pack:
     team_regions: Mapping[str, str] = field(default_factory=dict)
     jobs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     people: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    pets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # synonym groups of people nouns per language ("dad", "father", "daddy")
+    relations: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    # head-noun cues of a subject's kind: kind -> language -> terms
+    subject_kinds: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
     wording: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def words(self, key: str, lang: Lang) -> str:
@@ -201,8 +209,12 @@ class Pack:
         for _, rows in self.entities:
             terms.update(a for row in rows for a in row)
         terms.update(self.team_regions)
-        for words in (*self.jobs.values(), *self.people.values()):
+        for words in (*self.jobs.values(), *self.people.values(), *self.pets.values()):
             terms.update(words)
+        for groups in self.relations.values():
+            terms.update(w for g in groups for w in g)
+        for by_lang in self.subject_kinds.values():
+            terms.update(w for words in by_lang.values() for w in words)
         return {fold(t) for t in terms}
 
 
@@ -283,6 +295,9 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
     regions: dict[str, str] = {}
     jobs: dict[str, list[str]] = {}
     people: dict[str, list[str]] = {}
+    pets: dict[str, list[str]] = {}
+    relations: dict[str, list[tuple[str, ...]]] = {}
+    kinds: dict[str, dict[str, list[str]]] = {}
     wording: dict[str, dict[str, str]] = {}
     for f in files:
         for t in f.taxonomy:
@@ -301,6 +316,13 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
             jobs.setdefault(lang, []).extend(words)
         for lang, words in f.people.items():
             people.setdefault(lang, []).extend(words)
+        for lang, words in f.pets.items():
+            pets.setdefault(lang, []).extend(words)
+        for lang, groups in f.relations.items():
+            relations.setdefault(lang, []).extend(groups)
+        for kind, by_lang in f.subject_kinds.items():
+            for lang, words in by_lang.items():
+                kinds.setdefault(kind, {}).setdefault(lang, []).extend(words)
         for key, texts in f.wording.items():
             wording.setdefault(key, {}).update({str(k): v for k, v in texts.items()})
     taxonomy = Taxonomy(
@@ -319,6 +341,12 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
         team_regions=regions,
         jobs={lang: _dedupe(words) for lang, words in jobs.items()},
         people={lang: _dedupe(words) for lang, words in people.items()},
+        pets={lang: _dedupe(words) for lang, words in pets.items()},
+        relations={lang: tuple(groups) for lang, groups in relations.items()},
+        subject_kinds={
+            kind: {lang: _dedupe(words) for lang, words in by_lang.items()}
+            for kind, by_lang in kinds.items()
+        },
         wording=wording,
     )
 

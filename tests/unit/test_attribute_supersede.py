@@ -138,10 +138,13 @@ def test_not_x_any_more_retracts_x(run) -> None:  # type: ignore[no-untyped-def]
         "楼上邻居家孩子在学小提琴，一节课 500。",
     ],
 )
-def test_another_person_s_statement_is_not_the_user_s(run, text: str) -> None:  # type: ignore[no-untyped-def]
+def test_another_person_s_statement_is_their_fact(run, text: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 37: kept with its subject (a person of the user's world), never the user's."""
     ex = run(text)
-    assert not ex.facts, ex
-    assert any("someone else" in r.reason for r in ex.rejections), ex
+    assert ex.facts, ex
+    for f in ex.facts:
+        assert f.subject and f.subject_kind == "person", f
+        assert f.kind not in ("preference", "identity", "behavior_pattern"), f
 
 
 @pytest.mark.parametrize(

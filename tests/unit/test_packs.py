@@ -46,6 +46,8 @@ GRAMMAR = frozenset(
         # words of the code itself (docstrings, identifiers)
         "class", "version", "update", "course", "weight", "style", "checkout", "health", "更新",
         "分类",
+        # a value of FactDraft.subject_kind (the contract of issue 37)
+        "pet",
     }
 )  # fmt: skip
 _CJK = re.compile(r"[\u3400-\u9fff]")

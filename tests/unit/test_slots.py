@@ -109,10 +109,7 @@ def test_retractions_name_what_stops_being_true(en_nlp: Language, zh_nlp: Langua
 @pytest.mark.parametrize(
     ("text", "meta", "why"),
     [
-        ("My uncle swears by his old Nokia.", {}, "someone else"),
-        ("My roommate Priya hates cilantro.", {}, "someone else"),
-        ("我表哥喜欢越野车", {}, "someone else"),
-        ("她说这家店不错", {}, "someone else"),
+        ("她说这家店不错", {}, "someone else"),  # no antecedent for 她: not the user's
         ("If I ever buy a boat I'd name it Wave.", {}, "hypothetical"),
         ("假如明年换工作的话，我想去深圳", {}, "hypothetical"),
         ("I hope my nephew passes his driving test.", {}, "wish"),
@@ -128,10 +125,31 @@ def test_not_the_users_facts_are_dropped_with_a_reason(
     assert any(why in r.reason for r in result.rejections), result.rejections
 
 
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("My uncle swears by his old Nokia.", "uncle"),
+        ("My roommate Priya hates cilantro.", "roommate Priya"),
+        ("我表哥喜欢越野车", "表哥"),
+    ],
+)
+def test_a_third_party_s_statement_is_their_fact(
+    en_nlp: Language, zh_nlp: Language, text: str, subject: str
+) -> None:
+    """Issue 37: someone else's statement is kept with its subject, never as the user's
+    preference."""
+    (fact,) = run(en_nlp, zh_nlp, text).facts
+    assert fact.subject == subject and fact.subject_kind == "person", fact
+    assert fact.kind == "fact" and fact.polarity == "neutral", fact
+
+
 def test_the_users_own_clause_survives_next_to_a_third_party(
     en_nlp: Language, zh_nlp: Language
 ) -> None:
     result = run(en_nlp, zh_nlp, "My brother loves his Vespa but I dislike scooters.")
-    assert [f.content for f in result.facts] == ["The user dislikes scooters"]
+    mine = [f.content for f in result.facts if f.subject is None]
+    assert mine == ["The user dislikes scooters"]
+    (his,) = [f for f in result.facts if f.subject is not None]
+    assert his.subject == "brother" and his.content.startswith("The user's brother loves")
     (own,) = run(en_nlp, zh_nlp, "I take the bus to work.", speaker="Ana", self=True).facts
     assert own.content.startswith("Ana")
