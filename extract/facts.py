@@ -17,7 +17,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from extract import clause_grammar as cg
-from extract import zh_grammar
+from extract import rx, zh_grammar
 from extract.chat_lexicon import (
     _ANCHORS,
     _ASKED_ZH,
@@ -193,8 +193,13 @@ def _analyse(
         kind = SLOT_KIND.get(slot.split(":", 1)[0], kind)
         polarity = "likes" if kind == "preference" else "neutral"
     if about is not None:  # someone else's fact: never the user's preference; its own slot
-        kind, polarity = _KIND_ABOUT.get(kind, kind), "neutral"
+        if _condition(text, lang):
+            kind = "constraint"  # "<P> has diabetes": a constraint to respect for them
         slot, value = subject_slot(about.subject, text, slot, value, lang)
+        reason = _not_stored_about(about.subject, kind, slot, _reports_an_event(text, toks))
+        if reason:
+            return _reject(msg, reason, raw.strip())
+        kind, polarity = _KIND_ABOUT.get(kind, kind), "neutral"
         dated = (
             time_range(text, msg.timestamp, future=True) if kind == "fact" and not slot else None
         )
@@ -283,6 +288,54 @@ def _analyse(
         subject_kind=about.subject.kind if about else "user",
         subject_aliases=about.subject.aliases if about else (),
     )
+
+
+def _condition(text: str, lang: Lang) -> bool:
+    terms = current_pack().conditions.get(lang, ())
+    low = text.lower()
+    return any(t.lower() in low for t in terms)
+
+
+def _household(subject: Subject) -> bool:
+    """Someone the user lives with (the pack's `household`), or the user's pet."""
+    if subject.kind == "pet":
+        return True
+    names = [subject.name, *(subject.aliases or ()), subject.relation or ""]
+    words = {w.lower() for lang in ("zh", "en") for w in current_pack().household.get(lang, ())}
+    return any(
+        w and (w in n.lower().split() or (w in n and not w.isascii())) for n in names for w in words
+    )
+
+
+_DONE_ZH = rx.compile(r"[\u4e00-\u9fff][了过](?:[一两几这那个\u4e00-\u9fff]|$)")
+
+
+def _reports_an_event(text: str, toks: list[Token]) -> bool:
+    """A clause telling something that happened (an anecdote: "点了三份", "has seen every
+    season", "bought"), not how things stand."""
+    if not toks:
+        return bool(_DONE_ZH.search(text))
+    return any(t.tag_ == "VBD" or (t.tag_ == "VBN" and t.dep_ != "amod") for t in toks)
+
+
+def _not_stored_about(
+    subject: Subject, kind: str, slot: str | None, event: bool = False
+) -> str | None:
+    """Why a statement about another person is not stored as their Fact, or None.
+
+    What can shape an answer, a plan or a risk for the user is stored: an attribute of
+    theirs (a slot: age, contact, job, place), a constraint (an allergy, a condition), an
+    event with its date, how someone the user lives with (or their pet) is and behaves.
+    Their tastes, anecdotes and advice, and the habits of people outside the household,
+    stay searchable evidence only: unconfirmed for the user, and their own matter (the
+    reason names them, so recall can weigh the turn when a query does)."""
+    if subject.kind not in ("person", "pet") or slot:
+        return None
+    if kind in ("constraint", "plan", "timeline"):
+        return None
+    if kind in ("behavior_pattern", "fact") and _household(subject) and not event:
+        return None
+    return f"about someone else ({subject.name}): their taste, anecdote or advice, not stored"
 
 
 # a Fact about someone else is never one of the user's own preferences or habits

@@ -280,7 +280,7 @@ def parse_time_cue(query: str, now: datetime) -> Window | None:
     """The window a query's time cue points at, relative to `now`; None without a cue.
 
     In a query of several sentences where some ask (end with a question mark), only those
-    are read: "Last night I dreamt of rain. Anyway, where does my aunt work?" asks about
+    are read: "Last night I dreamt of rain. Anyway, where was it?" asks about
     no time. Never raises: a window outside what datetime holds (``now`` in year 1 or
     9999) is no window."""
     try:

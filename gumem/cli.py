@@ -161,6 +161,8 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
                 "content": f.content,
                 "kind": f.kind,
                 "slot": f.slot,
+                "subject": f.subject,  # None: the user's own
+                "subject_kind": f.subject_kind,
                 "explicit": f.explicit,
                 "confidence": f.confidence,
                 "sources": list(f.source_message_ids),

@@ -317,8 +317,19 @@ def _rejected_scale(m: MessageCandidate, query: str, weights: Weights) -> float:
     found = _SOMEONE_ELSE.match(m.rejected_reason or "")
     if found is None:
         return weights.rejected
-    who = found.group("who").strip().lower()
-    return 1.0 if who and who in query.lower() else weights.others
+    return 1.0 if _names(found.group("who"), query) else weights.others
+
+
+def _names(who: str, query: str) -> bool:
+    """Whether the query names a person the way a rejection did ("sister Anna", "同事老王"):
+    one of its Latin words of three letters or more, or two adjacent CJK characters."""
+    q = query.lower()
+    words = [w for w in who.lower().split() if len(w) >= 3 and w.isascii()]
+    han = "".join(ch for ch in who if ch > "\u3000")
+    pairs = [han[i : i + 2] for i in range(len(han) - 1)]
+    return any(w in q.split() or w in _WORDS.findall(q) for w in words) or any(
+        p in q for p in pairs
+    )
 
 
 def assemble(

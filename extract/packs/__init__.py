@@ -91,6 +91,8 @@ class PackFile(_Model):
     jobs: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
     people: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
     pets: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
+    household: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
+    conditions: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
     relations: dict[Lang, tuple[tuple[Term, ...], ...]] = Field(default_factory=dict)
     subject_kinds: dict[Name, dict[Lang, tuple[Term, ...]]] = Field(default_factory=dict)
     wording: dict[Name, dict[Lang, str]] = Field(default_factory=dict)
@@ -111,6 +113,10 @@ class Pack:
     jobs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     people: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     pets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # people the user lives with: their routines shape the user's home
+    household: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # health conditions: someone's condition is a constraint to respect
+    conditions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # synonym groups of people nouns per language ("dad", "father", "daddy")
     relations: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     # head-noun cues of a subject's kind: kind -> language -> terms
@@ -209,7 +215,13 @@ class Pack:
         for _, rows in self.entities:
             terms.update(a for row in rows for a in row)
         terms.update(self.team_regions)
-        for words in (*self.jobs.values(), *self.people.values(), *self.pets.values()):
+        for words in (
+            *self.jobs.values(),
+            *self.people.values(),
+            *self.pets.values(),
+            *self.household.values(),
+            *self.conditions.values(),
+        ):
             terms.update(words)
         for groups in self.relations.values():
             terms.update(w for g in groups for w in g)
@@ -296,6 +308,8 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
     jobs: dict[str, list[str]] = {}
     people: dict[str, list[str]] = {}
     pets: dict[str, list[str]] = {}
+    household: dict[str, list[str]] = {}
+    conditions: dict[str, list[str]] = {}
     relations: dict[str, list[tuple[str, ...]]] = {}
     kinds: dict[str, dict[str, list[str]]] = {}
     wording: dict[str, dict[str, str]] = {}
@@ -318,6 +332,10 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
             people.setdefault(lang, []).extend(words)
         for lang, words in f.pets.items():
             pets.setdefault(lang, []).extend(words)
+        for lang, words in f.household.items():
+            household.setdefault(lang, []).extend(words)
+        for lang, words in f.conditions.items():
+            conditions.setdefault(lang, []).extend(words)
         for lang, groups in f.relations.items():
             relations.setdefault(lang, []).extend(groups)
         for kind, by_lang in f.subject_kinds.items():
@@ -342,6 +360,8 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
         jobs={lang: _dedupe(words) for lang, words in jobs.items()},
         people={lang: _dedupe(words) for lang, words in people.items()},
         pets={lang: _dedupe(words) for lang, words in pets.items()},
+        household={lang: _dedupe(words) for lang, words in household.items()},
+        conditions={lang: _dedupe(words) for lang, words in conditions.items()},
         relations={lang: tuple(groups) for lang, groups in relations.items()},
         subject_kinds={
             kind: {lang: _dedupe(words) for lang, words in by_lang.items()}

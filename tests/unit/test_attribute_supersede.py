@@ -133,18 +133,36 @@ def test_not_x_any_more_retracts_x(run) -> None:  # type: ignore[no-untyped-def]
     "text",
     [
         "My girlfriend is on a gluten-free diet.",
-        "My flatmate plays the drums until midnight.",
+        "My flatmate plays the drums every night until midnight.",
         "我室友每天晚上弹吉他到很晚。",
-        "楼上邻居家孩子在学小提琴，一节课 500。",
+        "我外婆有高血压，不能吃太咸。",
     ],
 )
 def test_another_person_s_statement_is_their_fact(run, text: str) -> None:  # type: ignore[no-untyped-def]
-    """Issue 37: kept with its subject (a person of the user's world), never the user's."""
+    """Issue 37: a constraint of someone's, or a routine of someone the user lives with, is
+    kept with its subject (a person of the user's world), never as the user's."""
     ex = run(text)
     assert ex.facts, ex
     for f in ex.facts:
         assert f.subject and f.subject_kind == "person", f
         assert f.kind not in ("preference", "identity", "behavior_pattern"), f
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "楼上邻居家孩子在学小提琴。",
+        "My colleague Marta loves sailing and keeps telling me to try it.",
+        "我表哥上次去海边钓了一条大鱼。",
+        "My neighbour swims in the lake every morning.",
+    ],
+)
+def test_another_persons_taste_anecdote_or_routine_is_evidence_only(run, text: str) -> None:  # type: ignore[no-untyped-def]
+    """Their taste, an anecdote, advice, the routine of someone outside the household: no
+    Fact; the rejection names them, so recall can weigh the turn when a query does."""
+    ex = run(text)
+    assert not ex.facts, ex
+    assert ex.rejections and ex.rejections[0].reason.startswith("about someone else ("), ex
 
 
 @pytest.mark.parametrize(
