@@ -12,6 +12,12 @@ from extract.types import Lang
 
 _CJK_RUN = rx.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _LATIN_RUN = rx.compile(r"[A-Za-z]+")
+# a token that names something rather than saying it: an e-mail, a URL, a handle or a
+# model number (letters with digits, "_", "@", "/" or inner dots); its letters are no
+# language ("我的邮箱是 li.wei2001@example.com" is Chinese)
+_IDENTIFIER = rx.compile(
+    r"\S*(?:@|://|_)\S*|[A-Za-z]+\d[\w.-]*|\d+[A-Za-z][\w.-]*|[A-Za-z]+(?:\.[A-Za-z0-9]+){2,}"
+)
 
 
 def _chars(run: rx.Pattern, text: str) -> int:
@@ -29,7 +35,7 @@ def fold(text: str) -> str:
 def detect_lang(text: str, default: Lang = "en") -> Lang:
     """ "zh" when CJK characters dominate (two Latin letters weigh as much as one CJK char)."""
     cjk = _chars(_CJK_RUN, text)
-    latin = _chars(_LATIN_RUN, text)
+    latin = _chars(_LATIN_RUN, _IDENTIFIER.sub(" ", text))
     if cjk == 0 and latin == 0:
         return default
     return "zh" if cjk >= latin / 2 else "en"

@@ -91,6 +91,7 @@ class PackFile(_Model):
     jobs: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
     people: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
     wording: dict[Name, dict[Lang, str]] = Field(default_factory=dict)
+    topic_names: dict[Name, dict[Lang, Name]] = Field(default_factory=dict)
 
 
 # --- the merged pack ------------------------------------------------------------------------
@@ -108,10 +109,29 @@ class Pack:
     jobs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     people: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     wording: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    topic_names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def words(self, key: str, lang: Lang) -> str:
         """A wording template, "" when no pack defines it."""
         return self.wording.get(key, {}).get(lang, "")
+
+    def topic_name(self, name: str, lang: Lang) -> str:
+        """A taxonomy Topic's name in ``lang`` (the name itself when no pack translates it)."""
+        key = self.topic_canonical(name)
+        return normalize_name(self.topic_names.get(key, {}).get(lang, "")) or name
+
+    def topic_canonical(self, name: str) -> str:
+        """The taxonomy name a Topic name stands for, in any language ("旅行" -> "travel")."""
+        key = normalize_name(name)
+        return self._topic_canonical.get(key, key)
+
+    @cached_property
+    def _topic_canonical(self) -> dict[str, str]:
+        return {
+            normalize_name(local): normalize_name(canonical)
+            for canonical, names in self.topic_names.items()
+            for local in names.values()
+        }
 
     def alternation(self, terms: Sequence[str]) -> str:
         """Escaped terms as one regex alternation, longest first (never empty: an empty list
@@ -284,6 +304,7 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
     jobs: dict[str, list[str]] = {}
     people: dict[str, list[str]] = {}
     wording: dict[str, dict[str, str]] = {}
+    topic_names: dict[str, dict[str, str]] = {}
     for f in files:
         for t in f.taxonomy:
             key = normalize_name(t.name)
@@ -303,6 +324,10 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
             people.setdefault(lang, []).extend(words)
         for key, texts in f.wording.items():
             wording.setdefault(key, {}).update({str(k): v for k, v in texts.items()})
+        for key, names in f.topic_names.items():
+            topic_names.setdefault(normalize_name(key), {}).update(
+                {str(k): v for k, v in names.items()}
+            )
     taxonomy = Taxonomy(
         tuple(
             TaxonomyEntry(name, _dedupe((name, *aliases)), _dedupe(cues))
@@ -320,6 +345,7 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
         jobs={lang: _dedupe(words) for lang, words in jobs.items()},
         people={lang: _dedupe(words) for lang, words in people.items()},
         wording=wording,
+        topic_names=topic_names,
     )
 
 
