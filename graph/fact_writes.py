@@ -183,6 +183,7 @@ async def conflict_candidates(
             embedding=r["embedding"],
             sources=tuple(r["sources"]),
             entities=tuple((e["name"], e["type"]) for e in r["ents"]),
+            previous=r["previous"],
         )
         for r in rows
     ]

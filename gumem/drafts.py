@@ -47,6 +47,22 @@ def carried(
     return out
 
 
+def reworded(new: list[NewFact], contents: dict[str, str]) -> list[NewFact]:
+    """The new Facts whose id ``contents`` names, worded as given (a return to an earlier
+    value worded as that value was: extract/conflicts.restorations); same ids and sources."""
+    out = []
+    for n in new:
+        text = contents.get(n.fact_id)
+        if text:
+            n = replace(
+                n,
+                draft=replace(n.draft, content=text),
+                parts=tuple(replace(p, content=text) for p in n.parts),
+            )
+        out.append(n)
+    return out
+
+
 def merge_drafts(parts: tuple[FactDraft, ...]) -> FactDraft:
     """Drafts of one Fact as one: the last one's wording, every source and anchor (in
     order of appearance) and the whole time range."""
