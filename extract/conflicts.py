@@ -459,6 +459,19 @@ def restorations(
     return out
 
 
+def changed_facts(
+    claims: Sequence[Claim], known: Sequence[Known], replaces: dict[str, str]
+) -> dict[str, str]:
+    """new fact id → the older Fact it changes: the one ``replaces`` names, else the latest
+    older Fact on its slot (the write supersedes that one): what a partial change carries
+    the rest of."""
+    out = dict(replaces)
+    for c in claims:
+        if c.fact_id not in out and (old := _latest_on_slot(c, known)) is not None:
+            out[c.fact_id] = old.fact_id
+    return out
+
+
 def _latest_on_slot(claim: Claim, known: Sequence[Known]) -> Known | None:
     same = [
         k
@@ -478,6 +491,7 @@ __all__ = [
     "Known",
     "attribute",
     "candidate",
+    "changed_facts",
     "conflicts",
     "cosine",
     "has_cue",

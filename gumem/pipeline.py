@@ -14,7 +14,15 @@ from datetime import UTC, datetime, timedelta
 
 from core.errors import StorageUnavailable
 from core.settings import Settings
-from extract.conflicts import Claim, Known, candidate, conflicts, cosine, restorations
+from extract.conflicts import (
+    Claim,
+    Known,
+    candidate,
+    changed_facts,
+    conflicts,
+    cosine,
+    restorations,
+)
 from extract.slots import resolve_slot
 from extract.types import (
     Extraction,
@@ -423,7 +431,8 @@ class Pipeline(Consolidation):
         replaces = await asyncio.to_thread(
             conflicts, claims, known, self.settings.conflict_similarity, value_similarity
         )
-        new = carried(new, replaces, {k.fact_id: k.content for k in known})
+        changed = changed_facts(claims, known, replaces)
+        new = carried(new, changed, {k.fact_id: k.content for k in known})
         # "back to A": the new Fact is worded as A was (it still cites its own Message)
         return replaces, reworded(new, restorations(claims, known, replaces))
 

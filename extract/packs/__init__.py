@@ -92,6 +92,7 @@ class PackFile(_Model):
     people: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
     wording: dict[Name, dict[Lang, str]] = Field(default_factory=dict)
     topic_names: dict[Name, dict[Lang, Name]] = Field(default_factory=dict)
+    endings: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
 
 
 # --- the merged pack ------------------------------------------------------------------------
@@ -110,6 +111,7 @@ class Pack:
     people: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     wording: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     topic_names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    endings: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def words(self, key: str, lang: Lang) -> str:
         """A wording template, "" when no pack defines it."""
@@ -221,7 +223,7 @@ class Pack:
         for _, rows in self.entities:
             terms.update(a for row in rows for a in row)
         terms.update(self.team_regions)
-        for words in (*self.jobs.values(), *self.people.values()):
+        for words in (*self.jobs.values(), *self.people.values(), *self.endings.values()):
             terms.update(words)
         return {fold(t) for t in terms}
 
@@ -305,6 +307,7 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
     people: dict[str, list[str]] = {}
     wording: dict[str, dict[str, str]] = {}
     topic_names: dict[str, dict[str, str]] = {}
+    endings: dict[str, list[str]] = {}
     for f in files:
         for t in f.taxonomy:
             key = normalize_name(t.name)
@@ -328,6 +331,8 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
             topic_names.setdefault(normalize_name(key), {}).update(
                 {str(k): v for k, v in names.items()}
             )
+        for lang, words in f.endings.items():
+            endings.setdefault(lang, []).extend(words)
     taxonomy = Taxonomy(
         tuple(
             TaxonomyEntry(name, _dedupe((name, *aliases)), _dedupe(cues))
@@ -346,6 +351,7 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
         people={lang: _dedupe(words) for lang, words in people.items()},
         wording=wording,
         topic_names=topic_names,
+        endings={lang: _dedupe(words) for lang, words in endings.items()},
     )
 
 
