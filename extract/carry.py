@@ -121,7 +121,8 @@ def carry_quantity(new: str, old: str) -> str | None:
     quantity (two numbers, or two comma-joined parts: "3 bedrooms, budget 5k a month") and
     one of its numbers is the counterpart of the new one, by the most signs: the same unit
     after it ("300 euros" / "400 euros"), its part shares a word with ``new`` ("月租不超过五千"
-    / "月租…六千"), one order of magnitude. None otherwise: a single-attribute Fact needs no carrying."""
+    / "月租…六千"), one order of magnitude. None otherwise: a single-attribute Fact needs
+    no carrying."""
     fresh = _numbers(new)
     nums = _numbers(old)
     if len(fresh) != 1 or not nums or (len(nums) < 2 and not _PIECE.search(old)):

@@ -1,11 +1,11 @@
-"""A change in the user's life that ends a need ("our dog passed away", "I sold my car",
-猫送人了, 车卖了): the things it takes out of the user's life, read by structure. The ending
-predicates are pack vocabulary (``endings``); the thing is the clause's object ("sold my
-car") or, with nothing after the predicate, its subject ("our dog Biscuit passed away").
-graph/fact_writes.py retires the user's older active Facts naming the thing.
+"""A change in the user's life that ends a need (an animal gone, a vehicle parted with): the
+things it takes out of the user's life, read by structure. The ending predicates are pack
+vocabulary (``endings``); the thing is the predicate's object ("<ending> my X") or, with
+nothing after the predicate, its subject ("our X <ending>", "X<ending>"). graph/fact_writes.py
+retires the user's older active Facts naming the thing.
 
-Only things the user owns or that are definite count ("my car", "the dog", 家的猫): "sold
-3 paintings" is a sale, not a loss; "his car" is someone else's."""
+Only things the user owns or that are definite count ("my X", "the X", 家的X): "<ending> 3
+X" is a sale of some, not a loss; "his X" / "Dana's X" is someone else's."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ _AUX_EN = frozenset((
     "sadly", "unfortunately", "got", "had", "to", "already", "also",
 ))
 # fmt: on
-_NOT_AFTER = frozenset(("out",))  # "sold out": no sale of a thing
+_NOT_AFTER = frozenset(("out",))  # "<ending> out" (tickets all gone): no thing of the user's
 _MAX_PHRASE = 3
 _THING_FLAGS_ZH = ("n", "nz", "ng", "nr", "nrt", "eng")
 _SKIP_FLAGS_ZH = ("d", "p", "u", "t", "m", "q", "f", "r")
@@ -70,13 +70,13 @@ def _ended_en(content: str, pack: Pack) -> tuple[str, ...]:
 
 
 def _object_en(words: list[str]) -> list[str] | None:
-    """The thing after the predicate ("my car last month" -> car); None when nothing
+    """The thing after the predicate ("my X last month" -> X); None when nothing
     follows, [] when what follows is no thing of the user's."""
     i = 0
     owned = False
-    while i < len(words) and words[i].lower() in _OWN_EN | _OTHERS_EN:
-        if words[i].lower() in _OTHERS_EN:
-            return []
+    while i < len(words) and (words[i].lower() in _OWN_EN | _OTHERS_EN or _owner(words[i])):
+        if words[i].lower() in _OTHERS_EN or _owner(words[i]):
+            return []  # "his car", "Dana's car": someone else's
         owned = True
         i += 1
     phrase = _phrase(words[i:])
@@ -87,7 +87,7 @@ def _object_en(words: list[str]) -> list[str] | None:
 
 
 def _subject_en(words: list[str]) -> list[str]:
-    """The thing before the predicate ("the user's dog Biscuit has just" -> dog, Biscuit)."""
+    """The thing before the predicate ("the user's X Name has just" -> X, Name)."""
     j = len(words)
     while j > 0 and words[j - 1].lower() in _AUX_EN:
         j -= 1
@@ -96,7 +96,7 @@ def _subject_en(words: list[str]) -> list[str]:
         start -= 1
     phrase = words[start:j]
     owner = words[start - 1].lower() if start > 0 else ""
-    if not phrase or owner in _OTHERS_EN:
+    if not phrase or owner in _OTHERS_EN or _owner(owner):
         return []
     if owner in _OWN_EN or phrase[0][:1].isupper():
         return _heads(phrase)
@@ -112,13 +112,23 @@ def _phrase(words: list[str]) -> list[str]:
     return out
 
 
+def _owner(word: str) -> bool:
+    """A possessive other than the user's ("Dana's")."""
+    return word.lower().endswith(("'s", "s'")) and word.lower() not in _OWN_EN
+
+
 def _stop(word: str) -> bool:
     return word.lower() in _STOP_EN
 
 
 def _content(word: str) -> bool:
     low = word.lower()
-    return word[:1].isalpha() and low not in _STOP_EN and low not in _OWN_EN | _OTHERS_EN
+    return (
+        word[:1].isalpha()
+        and low not in _STOP_EN
+        and low not in _OWN_EN | _OTHERS_EN
+        and not _owner(word)
+    )
 
 
 def _heads(phrase: list[str]) -> list[str]:

@@ -177,6 +177,8 @@ def test_an_ending_names_the_thing_it_ends(
     ("content", "lang"),
     [
         ("The user's neighbour sold his motorbike", "en"),  # someone else's thing
+        ("Priya's hamster died last night", "en"),
+        ("The user sold Priya's motorbike for her", "en"),
         ("The user sold 12 prints at the craft fair", "en"),  # a sale, not a loss
         ("The concert tickets sold out in minutes", "en"),
         ("The user rides the motorbike to work", "en"),
