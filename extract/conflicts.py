@@ -61,9 +61,9 @@ CUE_ZH = rx.compile(
 # replaced is the one that holds again
 RETURN_EN = rx.compile(
     r"\b(?:back\s+to|(?:go|goes|going|went|switch(?:ed)?|chang(?:e|ed|ing)|mov(?:e|ed))\s+"
-    r"(?:it\s+|them\s+)?back|revert(?:ed|ing)?\s+to|as\s+before|the\s+old\s+one)\b",
+    r"(?:it\s+|them\s+)?back|revert(?:ed|ing)?\s+to|as\s+before|the\s+old\s+one|again)\b",
     rx.IGNORECASE,
-)
+)  # "again" only restores with a change cue of its own ("actually, A again")
 RETURN_ZH = rx.compile(r"改回|换回|调回|挪回|搬回|回到原|还是原来|按原来|恢复原")
 # adverbs of the present: a statement of how things are now, which may replace how they were
 NOW_EN = rx.compile(

@@ -63,6 +63,15 @@ def test_back_to_a_replaces_b_and_is_worded_as_a() -> None:
     assert restorations([new], [b], replaces) == {"new": a}
 
 
+def test_actually_a_again_restores_a() -> None:
+    a = "The user's choir rehearsal is on Tuesdays"
+    b = known("b", "The user's choir rehearsal moved to Thursdays", 3, previous=a)
+    new = claim("Actually, choir is on Tuesdays again")
+    replaces = conflicts([new], [b], threshold=0.8)
+    assert replaces == {"new": "b"}
+    assert restorations([new], [b], replaces) == {"new": a}
+
+
 def test_back_to_another_value_keeps_its_own_wording() -> None:
     a = "The user's choir rehearsal is on Tuesdays"
     b = known("b", "The user's choir rehearsal moved to Thursdays", 3, previous=a)

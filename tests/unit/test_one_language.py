@@ -50,6 +50,17 @@ def test_ids_in_a_chinese_sentence_do_not_make_it_english(text: str) -> None:
     assert detect_lang(text) == "zh"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我刚买了 Garmin Forerunner Music 和 Shokz OpenRun Pro",  # a Chinese frame, English names
+        "帮我查一下 Kindle Paperwhite Signature Edition",
+    ],
+)
+def test_a_chinese_frame_around_english_names_is_chinese(text: str) -> None:
+    assert detect_lang(text) == "zh"
+
+
 def test_english_stays_english_with_a_chinese_word() -> None:
     assert detect_lang("My favourite dish is 麻婆豆腐 with rice") == "en"
     assert detect_lang("Send it to kim.lee@example.com please") == "en"
