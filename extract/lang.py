@@ -34,7 +34,9 @@ def fold(text: str) -> str:
 
 # the grammar of a sentence: its function words. A Chinese frame around English names
 # ("我刚买了 Apple Watch 和 AirPods Pro") is Chinese; an English one around a dish is English.
-_ZH_FUNCTION = rx.compile(r"[我你他她它的了是在把被吗呢吧啊和也都就很没不要想有这那们着过给跟让请帮]|一下")
+_ZH_FUNCTION = rx.compile(
+    r"[我你他她它的了是在把被吗呢吧啊和也都就很没不要想有这那们着过给跟让请帮]|一下"
+)
 _EN_FUNCTION = rx.compile(
     r"\b(?:i|me|my|we|our|you|your|he|she|it|they|the|a|an|is|are|was|were|am|be|to|of|in|"
     r"on|at|for|with|and|or|but|not|this|that|do|does|did|have|has|had|will|would|can|could)\b",
