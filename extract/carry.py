@@ -10,7 +10,15 @@ from __future__ import annotations
 from itertools import pairwise
 
 from extract import rx
-from extract.lang import NUM_RE, parse_number
+from extract.conflicts import values
+from extract.lang import (
+    APPROX_WORDS,
+    LOWER_WORDS,
+    NUM_RE,
+    UPPER_WORDS,
+    money_value,
+    parse_number,
+)
 from extract.slots import cut_zh
 
 # the rest stays: "same time", "keep the day", "everything else stays", "otherwise unchanged"
@@ -116,13 +124,38 @@ def _near(a: str, b: str) -> bool:
     return bool(x and y and 0.1 <= x / y <= 10)
 
 
-def carry_quantity(new: str, old: str) -> str | None:
+_BOUNDS = rx.compile(f"{UPPER_WORDS}|{LOWER_WORDS}|{APPROX_WORDS}", rx.IGNORECASE)
+_LETTERS = rx.compile(r"[A-Za-z]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _amount(value: str) -> bool:
+    """A value that is an amount: a number with at most a unit word or character and a
+    bound ("<=400", "六千", "400 euros", "5k 以内"), not a thing that names a count ("两居室")."""
+    if money_value(value) is None:
+        return False
+    rest = _BOUNDS.sub(" ", NUM_RE.sub(" ", value))
+    letters = _LETTERS.findall(rest)
+    return len(letters) <= 1
+
+
+def _only_a_quantity(new: str, old: str, value: str | None) -> bool:
+    """The change is of a quantity alone: its slot value is an amount, or (no slot) it names
+    nothing the older Fact lacks ("搬到了 X 的两居室" changes a place, not a count)."""
+    if value is not None:
+        return _amount(value)
+    return all(w.lower() in old.lower() for w, t in values(new).items() if t == "name")
+
+
+def carry_quantity(new: str, old: str, value: str | None = None) -> str | None:
     """``old`` with its quantity ``new`` updates put in, when ``old`` holds more than that
     quantity (two numbers, or two comma-joined parts: "3 bedrooms, budget 5k a month") and
     one of its numbers is the counterpart of the new one, by the most signs: the same unit
     after it ("300 euros" / "400 euros"), its part shares a word with ``new`` ("月租不超过五千"
     / "月租…六千"), one order of magnitude. None otherwise: a single-attribute Fact needs
-    no carrying."""
+    no carrying, and a change of more than a quantity (``value``: the new Fact's slot
+    value) carries nothing."""
+    if not _only_a_quantity(new, old, value):
+        return None
     fresh = _numbers(new)
     nums = _numbers(old)
     if len(fresh) != 1 or not nums or (len(nums) < 2 and not _PIECE.search(old)):

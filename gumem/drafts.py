@@ -41,7 +41,11 @@ def carried(
     for n in new:
         old = contents.get(replaces.get(n.fact_id, ""))
         keep = carry_over if n.draft.lang == "zh" else carry_over_en
-        text = (keep(n.draft.content, old) or carry_quantity(n.draft.content, old)) if old else None
+        text = (
+            (keep(n.draft.content, old) or carry_quantity(n.draft.content, old, n.draft.value))
+            if old
+            else None
+        )
         if text:
             n = replace(
                 n,

@@ -140,7 +140,7 @@ def test_an_updated_quantity_carries_the_other_attributes() -> None:
         "The user wants a secondhand kayak, 3 metres long, for under 750 dollars"
     )
     old_zh = "用户想报一个周末的油画班，每次两小时，学费不超过三千"
-    assert carry_quantity("油画班学费预算改成四千", old_zh) == (
+    assert carry_quantity("油画班学费预算改成四千", old_zh, "四千") == (
         "用户想报一个周末的油画班，每次两小时，学费不超过四千"
     )
 
@@ -153,6 +153,17 @@ def test_a_single_attribute_fact_needs_no_carrying() -> None:
     # two quantities of one unit and nothing tying the new one to either: no guess
     old = "The user pays 40 dollars for yoga and 60 dollars for swimming"
     assert carry_quantity("The user now pays 50 dollars", old) is None
+
+
+def test_a_change_of_more_than_a_quantity_carries_nothing() -> None:
+    old = "用户现在住在杭州滨江，租的一居室，月租 3800"
+    # a move: the slot value is a place, whatever count it names
+    assert carry_quantity("用户搬到了西湖边的两居室", old, "西湖边的两居室") is None
+    assert carry_quantity("用户搬到了西湖边的两居室", old) is None  # a name the old lacks
+    assert (
+        carry_quantity("月租改成 4200", old, "4200")
+        == "用户现在住在杭州滨江，租的一居室，月租 4200"
+    )
 
 
 def test_the_slot_s_older_fact_is_the_one_a_quantity_changes() -> None:
