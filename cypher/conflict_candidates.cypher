@@ -15,7 +15,10 @@ WITH f, collect(e {.name, .type}) AS ents
 // vector.similarity.cosine is (1 + cosine) / 2
 WITH f, ents,
   any(v IN $vectors WHERE 2 * vector.similarity.cosine(v, f.embedding) - 1 >= $min_cosine) AS near
+// the Fact it replaced (the latest): what "back to the old one" restores
+WITH f, ents, near, reduce(b = null, p IN [(f)-[:SUPERSEDES]->(o:Fact) | o] |
+  CASE WHEN b IS NULL OR p.valid_from > b.valid_from THEN p ELSE b END) AS prev
 RETURN f.fact_id AS fact_id, f.content AS content, f.kind AS kind,
   coalesce(f.polarity, 'neutral') AS polarity, f.slot AS slot,
   f.valid_from AS valid_from, CASE WHEN near THEN f.embedding END AS embedding,
-  coalesce(f.source_message_ids, []) AS sources, ents
+  coalesce(f.source_message_ids, []) AS sources, ents, prev.content AS previous

@@ -48,10 +48,23 @@ _VALUE_FLAGS_ZH = ("n", "eng", "m", "t", "j")
 # explicit correction cues, in a Fact's own words (facts.py marks corrections with them)
 CUE_EN = rx.compile(
     r"\b(?:actually|instead|(?:switched|moved|changed)\s+(?:to|from|over|it\s+to)|"
-    r"make\s+that|no\s+longer|from\s+now\s+on)\b",
+    r"make\s+that|no\s+longer|from\s+now\s+on|back\s+to|"
+    r"(?:go|goes|going|went|switch(?:ed)?|chang(?:e|ed|ing)|mov(?:e|ed))\s+(?:it\s+)?back|"
+    r"revert(?:ed|ing)?\s+to|as\s+before)\b",
     rx.IGNORECASE,
 )
-CUE_ZH = rx.compile(r"换成|改成|改为|改到|换到|更正|不再|搬到|改在|挪到|改用|换用")
+CUE_ZH = rx.compile(
+    r"换成|改成|改为|改到|换到|更正|不再|搬到|改在|挪到|改用|换用|改回|换回|调回|挪回|搬回|"
+    r"回到原|还是原来|按原来|恢复原"
+)
+# a return to an earlier value ("back to Y", "改回 Y", "as before"): the value a change
+# replaced is the one that holds again
+RETURN_EN = rx.compile(
+    r"\b(?:back\s+to|(?:go|goes|going|went|switch(?:ed)?|chang(?:e|ed|ing)|mov(?:e|ed))\s+"
+    r"(?:it\s+|them\s+)?back|revert(?:ed|ing)?\s+to|as\s+before|the\s+old\s+one|again)\b",
+    rx.IGNORECASE,
+)  # "again" only restores with a change cue of its own ("actually, A again")
+RETURN_ZH = rx.compile(r"改回|换回|调回|挪回|搬回|回到原|还是原来|按原来|恢复原")
 # adverbs of the present: a statement of how things are now, which may replace how they were
 NOW_EN = rx.compile(
     r"\b(?:these\s+days|nowadays|now|currently|from\s+now\s+on|at\s+the\s+moment)\b",
@@ -108,6 +121,7 @@ class Known:
     embedding: Sequence[float] | None
     sources: tuple[str, ...]
     entities: tuple[tuple[str, str], ...] = ()  # (name, type)
+    previous: str | None = None  # the content of the Fact this one replaced, if any
 
 
 @dataclass(frozen=True)
@@ -419,6 +433,55 @@ def conflicts(
     return out
 
 
+def returns(text: str) -> bool:
+    """Whether ``text`` goes back to an earlier value ("back to Y", "还是改回 Y")."""
+    return bool(RETURN_ZH.search(text) or RETURN_EN.search(text))
+
+
+def restorations(
+    claims: Sequence[Claim], known: Sequence[Known], replaces: dict[str, str]
+) -> dict[str, str]:
+    """new fact id → the content it restores: a claim that goes back to an earlier value
+    (A, then B replacing A, then "back to A") is worded as A was, when the Fact it replaces
+    (B: the one ``replaces`` names, else the latest on its slot) replaced A and every new
+    value the claim names is A's. The claim stays a new Fact citing its own Message."""
+    by_id = {k.fact_id: k for k in known}
+    out: dict[str, str] = {}
+    for c in claims:
+        if not returns(c.content):
+            continue
+        old = by_id.get(replaces.get(c.fact_id, "")) or _latest_on_slot(c, known)
+        if old is None or not old.previous:
+            continue
+        fresh = [w.lower() for w in values(c.content) if w.lower() not in old.content.lower()]
+        if all(w in old.previous.lower() for w in fresh):
+            out[c.fact_id] = old.previous
+    return out
+
+
+def changed_facts(
+    claims: Sequence[Claim], known: Sequence[Known], replaces: dict[str, str]
+) -> dict[str, str]:
+    """new fact id → the older Fact it changes: the one ``replaces`` names, else the latest
+    older Fact on its slot (the write supersedes that one): what a partial change carries
+    the rest of."""
+    out = dict(replaces)
+    for c in claims:
+        if c.fact_id not in out and (old := _latest_on_slot(c, known)) is not None:
+            out[c.fact_id] = old.fact_id
+    return out
+
+
+def _latest_on_slot(claim: Claim, known: Sequence[Known]) -> Known | None:
+    same = [
+        k
+        for k in known
+        if claim.slot and k.slot == claim.slot and k.fact_id != claim.fact_id
+        and k.valid_from <= claim.valid_from and not set(k.sources) & set(claim.sources)
+    ]  # fmt: skip
+    return max(same, key=lambda k: k.valid_from, default=None)
+
+
 __all__ = [
     "CUE_EN",
     "CUE_ZH",
@@ -428,9 +491,12 @@ __all__ = [
     "Known",
     "attribute",
     "candidate",
+    "changed_facts",
     "conflicts",
     "cosine",
     "has_cue",
     "is_weak",
+    "restorations",
+    "returns",
     "values",
 ]

@@ -12,6 +12,12 @@ from extract.types import Lang
 
 _CJK_RUN = rx.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _LATIN_RUN = rx.compile(r"[A-Za-z]+")
+# a token that names something rather than saying it: an e-mail, a URL, a handle or a
+# model number (letters with digits, "_", "@", "/" or inner dots); its letters are no
+# language ("我的邮箱是 li.wei2001@example.com" is Chinese)
+_IDENTIFIER = rx.compile(
+    r"\S*(?:@|://|_)\S*|[A-Za-z]+\d[\w.-]*|\d+[A-Za-z][\w.-]*|[A-Za-z]+(?:\.[A-Za-z0-9]+){2,}"
+)
 
 
 def _chars(run: rx.Pattern, text: str) -> int:
@@ -26,12 +32,30 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+# the grammar of a sentence: its function words. A Chinese frame around English names
+# ("我刚买了 Apple Watch 和 AirPods Pro") is Chinese; an English one around a dish is English.
+_ZH_FUNCTION = rx.compile(
+    r"[我你他她它的了是在把被吗呢吧啊和也都就很没不要想有这那们着过给跟让请帮]|一下"
+)
+_EN_FUNCTION = rx.compile(
+    r"\b(?:i|me|my|we|our|you|your|he|she|it|they|the|a|an|is|are|was|were|am|be|to|of|in|"
+    r"on|at|for|with|and|or|but|not|this|that|do|does|did|have|has|had|will|would|can|could)\b",
+    rx.IGNORECASE,
+)
+
+
 def detect_lang(text: str, default: Lang = "en") -> Lang:
-    """ "zh" when CJK characters dominate (two Latin letters weigh as much as one CJK char)."""
+    """The language of the sentence's grammar: "zh" when only Chinese function words frame
+    it, "en" when only English ones do; else "zh" when CJK characters dominate (two Latin
+    letters weigh as much as one CJK char; ids, e-mails and model numbers do not count)."""
     cjk = _chars(_CJK_RUN, text)
-    latin = _chars(_LATIN_RUN, text)
+    latin = _chars(_LATIN_RUN, _IDENTIFIER.sub(" ", text))
     if cjk == 0 and latin == 0:
         return default
+    if cjk and latin:
+        zh, en = bool(_ZH_FUNCTION.search(text)), bool(_EN_FUNCTION.search(text))
+        if zh != en:
+            return "zh" if zh else "en"
     return "zh" if cjk >= latin / 2 else "en"
 
 

@@ -13,7 +13,7 @@ import jieba.posseg as pseg
 from extract import rx
 from extract.packs import current as current_pack
 from extract.taxonomy import Taxonomy, normalize_name
-from extract.types import FactRecord
+from extract.types import FactRecord, Lang
 
 FALLBACK_TOPIC = "general"
 
@@ -56,6 +56,7 @@ _ZH_LEAD = rx.compile(
     r"(?:了|过)?(?:一只|一个|一双|一件|一家|一条|一种|一次)?"
 )
 _ZH_CUT = rx.compile(r"[，。；;,.!！?？、（）()\s]")
+_CJK = rx.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = rx.compile(r"[A-Za-z][A-Za-z'\-]*")
 # jieba parts of speech that name a thing (not a person, place, number or measure word)
 _ZH_NOUN_TAGS = frozenset({"n", "nz", "nt", "nl", "ng", "vn", "eng"})
@@ -68,9 +69,13 @@ def topic_embedding_text(
     name: str, aliases: Sequence[str] = (), taxonomy: Taxonomy | None = None
 ) -> str:
     """Text to embed for a Topic: its name, then its aliases (taxonomy ones included)."""
-    entry = (taxonomy if taxonomy is not None else current_pack().taxonomy).get(name)
+    pack = current_pack()
+    canonical = pack.topic_canonical(name)
+    entry = (taxonomy if taxonomy is not None else pack.taxonomy).get(canonical)
+    # a Topic named in one language keeps its names in the others as aliases
+    names = (canonical, *pack.topic_names.get(canonical, {}).values())
     terms: dict[str, None] = {}
-    for term in (*(entry.aliases if entry else ()), *aliases):
+    for term in (*names, *(entry.aliases if entry else ()), *aliases):
         norm = normalize_name(term)
         if norm and norm != normalize_name(name):
             terms[norm] = None
@@ -81,18 +86,39 @@ def topic_embedding_text(
 def derive_topic_name(fact: FactRecord, *, noun: bool = True) -> str:
     """A short lower-case name for a new Topic: label, entity, slot family or main noun."""
     for label in fact.labels:
-        name = normalize_name(label.replace("_", " "))
+        name = _own_language(label.replace("_", " "), fact.lang)
         if name and label.lower() not in _GENERIC_LABELS and len(name) <= 40:
             return name
     for ent in fact.entities:
         if ent.type.upper() not in _VALUE_TYPES and ent.name.strip():
-            return normalize_name(ent.normalized or ent.name)
-    if fact.slot:
-        return normalize_name(_family(fact.slot).replace("_", " "))
+            # a Chinese fact's Topic takes the name as the user wrote it ("杭州", not "hangzhou")
+            written = ent.name if fact.lang == "zh" else ent.normalized or ent.name
+            return normalize_name(written)
+    if fact.slot and (name := _own_language(_family(fact.slot).replace("_", " "), fact.lang)):
+        return name
     if not noun:
         return FALLBACK_TOPIC
     main = _zh_noun(fact.content) if fact.lang == "zh" else _en_noun(fact.content)
     return main or FALLBACK_TOPIC
+
+
+def localized_topic_name(name: str, lang: Lang) -> str:
+    """A Topic name in ``lang``: the pack's name for a taxonomy Topic, else the name itself."""
+    return current_pack().topic_name(normalize_name(name), lang)
+
+
+def canonical_topic_name(name: str) -> str:
+    """The taxonomy name a Topic name in any language stands for (else the name itself)."""
+    return current_pack().topic_canonical(name)
+
+
+def _own_language(label: str, lang: Lang) -> str:
+    """A label of the engine's as a Topic name in ``lang``; "" when a Chinese fact would get
+    an English word the user never wrote (the pack has no Chinese name for it)."""
+    name = localized_topic_name(label, lang)
+    if lang == "zh" and not _CJK.search(name):
+        return ""
+    return name
 
 
 def _family(slot: str) -> str:

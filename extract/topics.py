@@ -7,8 +7,9 @@ gets back one ``TopicChoice`` per fact id.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -21,12 +22,14 @@ from extract.topic_names import (
     _VALUE_TYPES,
     FALLBACK_TOPIC,
     _family,
+    canonical_topic_name,
     derive_topic_name,
     key_phrase,
+    localized_topic_name,
     slot_family,
     topic_embedding_text,
 )
-from extract.types import Embedder, FactRecord, TopicRecord
+from extract.types import Embedder, FactRecord, Lang, TopicRecord
 
 Method = Literal["taxonomy", "embedding", "context", "new"]
 
@@ -68,16 +71,19 @@ def assign_topics(
     ``nlp`` is the English spaCy pipeline, optional).
     """
     ordered = sorted(facts, key=lambda f: (f.time_start, f.fact_id))
-    existing_by_name = {normalize_name(t.name): t for t in existing}
+    # a Topic is known by its taxonomy name in any language ("旅行" is "travel")
+    existing_by_name = {canonical_topic_name(t.name): t for t in existing}
     taxonomy = taxonomy if taxonomy is not None else current_pack().taxonomy
-    tax = taxonomy.extended([(t.name, t.aliases) for t in existing])
+    tax = taxonomy.extended(
+        [(canonical_topic_name(t.name), (normalize_name(t.name), *t.aliases)) for t in existing]
+    )
     order = {normalize_name(e.name): i for i, e in enumerate(tax.entries)}
 
     scores = {f.fact_id: match_scores(_haystack(f), tax) for f in ordered}
     vecs = _fact_vectors(ordered, embedder) if embedder is not None or _has_vectors(ordered) else {}
     groups = group_facts(ordered, scores, vecs, context_window, max(threshold, LINK_THRESHOLD))
-    topic_vecs = [(normalize_name(n), v) for n, v in _topic_vectors(existing, embedder)]
-    voters: list[tuple[FactRecord, str]] = [(f, normalize_name(n)) for f, n in known]
+    topic_vecs = [(canonical_topic_name(n), v) for n, v in _topic_vectors(existing, embedder)]
+    voters: list[tuple[FactRecord, str]] = [(f, canonical_topic_name(n)) for f, n in known]
     filed: dict[str, list[Sequence[float]]] = {}  # topic → member vectors, this batch
 
     weak = [g for g in groups if _is_weak(g, scores)]
@@ -115,7 +121,25 @@ def assign_topics(
                 score=round(score, 4),
                 topic_id=topic.topic_id if topic else None,
             )
-    return result
+    return _localized(result, ordered)
+
+
+def _localized(
+    choices: Mapping[str, TopicChoice], facts: Sequence[FactRecord]
+) -> dict[str, TopicChoice]:
+    """A new Topic named in the language most of its Facts are written in (English on a
+    tie); its names in the other languages stay its aliases (``topic_embedding_text``)."""
+    langs: dict[str, Counter[str]] = {}
+    for f in facts:
+        choice = choices[f.fact_id]
+        if choice.is_new:
+            langs.setdefault(choice.name, Counter())[f.lang] += 1
+    names = {name: localized_topic_name(name, _majority(count)) for name, count in langs.items()}
+    return {fid: replace(c, name=names[c.name]) if c.is_new else c for fid, c in choices.items()}
+
+
+def _majority(count: Counter[str]) -> Lang:
+    return "zh" if count["zh"] > count["en"] else "en"
 
 
 def group_facts(

@@ -11,7 +11,9 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from extract import rx
 from extract.conflicts import Known
+from extract.endings import ended_things
 from extract.types import FactDraft
 from graph.db import Database, native, tx_rows
 from graph.entities import subject_kind, subject_row
@@ -128,6 +130,11 @@ async def write_facts(
                 user_id=user_id,
                 now=now,
             )
+        ended = _ended_rows(facts)
+        if ended:
+            out += await tx_rows(
+                tx, query("supersede_ended"), rows=ended, tenant=tenant, user_id=user_id, now=now
+            )
         if replaces:
             out += await tx_rows(
                 tx,
@@ -154,6 +161,22 @@ async def write_facts(
         return [s for r in out for s in r["superseded"]]
 
     return await db.write(work)
+
+
+_LATIN = rx.compile(r"^[A-Za-z0-9][A-Za-z0-9'-]*$")
+
+
+def _ended_rows(facts: list[NewFact]) -> list[dict[str, Any]]:
+    """One row per thing a new Fact says left the user's life (extract/endings.py): a
+    Latin word matched whole, with its plural (a Java regex), a Chinese one as it is."""
+    rows = []
+    for f in facts:
+        for word in ended_things(f.draft.content, f.draft.lang):
+            pattern = None
+            if _LATIN.match(word):
+                pattern = rf"(?is).*\b{rx.escape(word)}(?:s|es)?\b.*"
+            rows.append({"fact_id": f.fact_id, "word": word, "pattern": pattern})
+    return rows
 
 
 async def conflict_candidates(
@@ -186,6 +209,7 @@ async def conflict_candidates(
             embedding=r["embedding"],
             sources=tuple(r["sources"]),
             entities=tuple((e["name"], e["type"]) for e in r["ents"]),
+            previous=r["previous"],
         )
         for r in rows
     ]

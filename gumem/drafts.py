@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from extract.carry import carry_over_en, carry_quantity
 from extract.types import Extraction, FactDraft, MessageRecord, Rejection
 from extract.zh_grammar import carry_over
 from graph.fact_writes import NewFact
@@ -31,12 +32,36 @@ def group_drafts(
 def carried(
     new: list[NewFact], replaces: dict[str, str], contents: dict[str, str]
 ) -> list[NewFact]:
-    """Each Chinese change that keeps the rest, worded as the Fact it replaces with the
-    changed part put in ("X改成在Y吃了，日期不变" over "…在Z订了一桌" → "…在Y订了一桌")."""
+    """Each change that keeps the rest, worded as the Fact it replaces with the changed
+    part put in ("X改成在Y吃了，日期不变" over "…在Z订了一桌" → "…在Y订了一桌"; "same time, but
+    at Y instead" over "… at X on Saturday" → "… at Y on Saturday"), and each updated
+    quantity inside a Fact of several attributes with the rest carried ("budget is now 6k"
+    over "3 bedrooms, budget 5k a month" → "3 bedrooms, budget 6k a month")."""
     out = []
     for n in new:
         old = contents.get(replaces.get(n.fact_id, ""))
-        text = carry_over(n.draft.content, old) if old and n.draft.lang == "zh" else None
+        keep = carry_over if n.draft.lang == "zh" else carry_over_en
+        text = (
+            (keep(n.draft.content, old) or carry_quantity(n.draft.content, old, n.draft.value))
+            if old
+            else None
+        )
+        if text:
+            n = replace(
+                n,
+                draft=replace(n.draft, content=text),
+                parts=tuple(replace(p, content=text) for p in n.parts),
+            )
+        out.append(n)
+    return out
+
+
+def reworded(new: list[NewFact], contents: dict[str, str]) -> list[NewFact]:
+    """The new Facts whose id ``contents`` names, worded as given (a return to an earlier
+    value worded as that value was: extract/conflicts.restorations); same ids and sources."""
+    out = []
+    for n in new:
+        text = contents.get(n.fact_id)
         if text:
             n = replace(
                 n,

@@ -14,7 +14,15 @@ from datetime import UTC, datetime, timedelta
 
 from core.errors import StorageUnavailable
 from core.settings import Settings
-from extract.conflicts import Claim, Known, candidate, conflicts, cosine
+from extract.conflicts import (
+    Claim,
+    Known,
+    candidate,
+    changed_facts,
+    conflicts,
+    cosine,
+    restorations,
+)
 from extract.slots import resolve_slot
 from extract.types import (
     Extraction,
@@ -28,7 +36,7 @@ from graph.db import Database
 from graph.pending import consolidation_due, event_window, pending_messages, pending_users
 from graph.topic_summary_writes import mark_consolidated
 from gumem.consolidation import Consolidation
-from gumem.drafts import carried, group_drafts, merge_drafts, rejected_messages
+from gumem.drafts import carried, group_drafts, merge_drafts, rejected_messages, reworded
 from gumem.extractor import Extractor, Failure, Task, log_failure
 from gumem.foreground import Pacer
 from gumem.leases import Leases, process_name
@@ -423,7 +431,10 @@ class Pipeline(Consolidation):
         replaces = await asyncio.to_thread(
             conflicts, claims, known, self.settings.conflict_similarity, value_similarity
         )
-        return replaces, carried(new, replaces, {k.fact_id: k.content for k in known})
+        changed = changed_facts(claims, known, replaces)
+        new = carried(new, changed, {k.fact_id: k.content for k in known})
+        # "back to A": the new Fact is worded as A was (it still cites its own Message)
+        return replaces, reworded(new, restorations(claims, known, replaces))
 
     def _embed(
         self, chat: list[MessageRecord], fresh: dict[str, FactDraft]

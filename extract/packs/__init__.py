@@ -96,6 +96,8 @@ class PackFile(_Model):
     relations: dict[Lang, tuple[tuple[Term, ...], ...]] = Field(default_factory=dict)
     subject_kinds: dict[Name, dict[Lang, tuple[Term, ...]]] = Field(default_factory=dict)
     wording: dict[Name, dict[Lang, str]] = Field(default_factory=dict)
+    topic_names: dict[Name, dict[Lang, Name]] = Field(default_factory=dict)
+    endings: dict[Lang, tuple[Term, ...]] = Field(default_factory=dict)
 
 
 # --- the merged pack ------------------------------------------------------------------------
@@ -122,10 +124,30 @@ class Pack:
     # head-noun cues of a subject's kind: kind -> language -> terms
     subject_kinds: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
     wording: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    topic_names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    endings: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def words(self, key: str, lang: Lang) -> str:
         """A wording template, "" when no pack defines it."""
         return self.wording.get(key, {}).get(lang, "")
+
+    def topic_name(self, name: str, lang: Lang) -> str:
+        """A taxonomy Topic's name in ``lang`` (the name itself when no pack translates it)."""
+        key = self.topic_canonical(name)
+        return normalize_name(self.topic_names.get(key, {}).get(lang, "")) or name
+
+    def topic_canonical(self, name: str) -> str:
+        """The taxonomy name a Topic name stands for, in any language ("旅行" -> "travel")."""
+        key = normalize_name(name)
+        return self._topic_canonical.get(key, key)
+
+    @cached_property
+    def _topic_canonical(self) -> dict[str, str]:
+        return {
+            normalize_name(local): normalize_name(canonical)
+            for canonical, names in self.topic_names.items()
+            for local in names.values()
+        }
 
     def alternation(self, terms: Sequence[str]) -> str:
         """Escaped terms as one regex alternation, longest first (never empty: an empty list
@@ -221,6 +243,7 @@ class Pack:
             *self.pets.values(),
             *self.household.values(),
             *self.conditions.values(),
+            *self.endings.values(),
         ):
             terms.update(words)
         for groups in self.relations.values():
@@ -313,6 +336,8 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
     relations: dict[str, list[tuple[str, ...]]] = {}
     kinds: dict[str, dict[str, list[str]]] = {}
     wording: dict[str, dict[str, str]] = {}
+    topic_names: dict[str, dict[str, str]] = {}
+    endings: dict[str, list[str]] = {}
     for f in files:
         for t in f.taxonomy:
             key = normalize_name(t.name)
@@ -343,6 +368,12 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
                 kinds.setdefault(kind, {}).setdefault(lang, []).extend(words)
         for key, texts in f.wording.items():
             wording.setdefault(key, {}).update({str(k): v for k, v in texts.items()})
+        for key, names in f.topic_names.items():
+            topic_names.setdefault(normalize_name(key), {}).update(
+                {str(k): v for k, v in names.items()}
+            )
+        for lang, words in f.endings.items():
+            endings.setdefault(lang, []).extend(words)
     taxonomy = Taxonomy(
         tuple(
             TaxonomyEntry(name, _dedupe((name, *aliases)), _dedupe(cues))
@@ -368,6 +399,8 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
             for kind, by_lang in kinds.items()
         },
         wording=wording,
+        topic_names=topic_names,
+        endings={lang: _dedupe(words) for lang, words in endings.items()},
     )
 
 

@@ -40,7 +40,7 @@ async def test_async_client_seed_typed_results(server: str) -> None:  # noqa: F8
         assert trace.root_kind == "Summary"
         assert {n.label for n in trace.nodes} >= {"Summary", "Fact", "Message"}
         topics = await c.topics("u-seed")
-        assert "running shoes" in {t.name for t in topics}
+        assert "跑鞋" in {t.name for t in topics}  # named in its Facts' language (issue 37)
         m1 = await c.message("m1")
         assert m1 is not None and m1.user_id == "u-seed" and m1.timestamp.tzinfo is not None
         impact = await c.deletion_impact("e8")

@@ -139,7 +139,7 @@ async def test_browser_shows_styled_provenance(
     shoes = [
         s["id"]
         for t in topics
-        if t["name"] == "running shoes"
+        if t["name"] == "跑鞋"  # the zh seed: named in its Facts' language
         for s in t["summaries"]
         if s["validity"] == "active"
     ]
@@ -194,7 +194,7 @@ async def test_browser_shows_styled_provenance(
     assert by_label.get("Message") == want["messages"] >= 5, (by_label, want)
     assert not [k for k in by_label if k.startswith("unstyled")], "a label without a style"
     assert report["nodeCount"] == sum(by_label.values())
-    assert report["captions"]["Summary"] == ["running shoes"]
+    assert report["captions"]["Summary"] == ["跑鞋"]
     # Fact captions show the start of the fact's content (Browser cuts them with "…")
     shown = [squash(c).rstrip("…") for c in report["captions"]["Fact"]]
     contents = [squash(c) for c in want["contents"]]

@@ -73,7 +73,7 @@ async def provenance(c: Client, mem: dict[str, Any]) -> None:
     msg = json.loads((await c.read_resource("gumem://message/m1")).contents[0].text)  # type: ignore[union-attr]
     assert "慢跑鞋" in msg["content"]
     topics = await call(c, "list_topics", user_id="u-seed")
-    assert "running shoes" in {t["name"] for t in topics["topics"]}
+    assert "跑鞋" in {t["name"] for t in topics["topics"]}  # in its Facts' language
 
 
 async def test_mcp_over_stdio(settings: Settings, memory: Memory) -> None:

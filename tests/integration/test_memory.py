@@ -88,7 +88,7 @@ async def test_correction_supersedes_and_versions_the_summary(client: httpx.Asyn
     assert old[0]["validity"] == "superseded" and new[0]["validity"] == "active"
     assert old[0]["supersededBy"] == [{"id": new[0]["id"]}]
     topics = (await gql(client, TOPICS, u=user))["data"]["topics"]
-    shoes = next(t for t in topics if t["name"] == "running shoes")
+    shoes = next(t for t in topics if t["name"] == "跑鞋")  # in its Facts' language
     active = [s for s in shoes["summaries"] if s["validity"] == "active"]
     assert len(active) == 1
     assert "1000" in active[0]["content"] and "800 元以内" not in active[0]["content"]
