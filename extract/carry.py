@@ -72,7 +72,7 @@ def _head(phrase: str) -> str:
 def carry_over_en(new: str, old: str) -> str | None:
     """``old`` with the value ``new`` changes put in, when ``new`` says the rest stays and
     its value has one clear counterpart in ``old``: the phrase with the same head noun
-    ("the Oak Avenue salon" for "the Elm Street salon"), else the one phrase after the same
+    ("the Oak Avenue salon" for "the Elm Road salon"), else the one phrase after the same
     preposition ("at 3pm" for "at 10am"). None otherwise."""
     if not _KEEP.search(new):
         return None

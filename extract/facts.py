@@ -297,7 +297,10 @@ def _condition(text: str, lang: Lang) -> bool:
 
 
 def _household(subject: Subject) -> bool:
-    """Someone the user lives with (the pack's `household`), or the user's pet."""
+    """Someone the user lives with (the pack's `household`), or the user's pet: named as
+    the user's own ("我室友", "my daughter"), not a neighbour's child."""
+    if not subject.mine:
+        return False
     if subject.kind == "pet":
         return True
     names = [subject.name, *(subject.aliases or ()), subject.relation or ""]
