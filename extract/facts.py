@@ -298,7 +298,7 @@ def _condition(text: str, lang: Lang) -> bool:
 
 def _household(subject: Subject) -> bool:
     """Someone the user lives with (the pack's `household`), or the user's pet: named as
-    the user's own ("我室友", "my daughter"), not a neighbour's child."""
+    the user's own (a possessive names it), not someone else's."""
     if not subject.mine:
         return False
     if subject.kind == "pet":
