@@ -7,6 +7,7 @@
 // provenance, same confidence, labels and entities: an event window re-aggregated on each
 // batch gives back the Facts it gave before) leaves the Fact as consolidated, so the cost of
 // consolidation follows what a batch changed, not how much of the history it re-reads.
+// A SOURCE edge to an assistant turn (the question an answer binds to) is marked `context`.
 // `provenance`: one JSON record per contribution (its sources, anchors, time range),
 // so a deletion can re-derive what a kept Fact holds from its remaining sources.
 UNWIND $facts AS row
@@ -34,7 +35,9 @@ WITH f, row
 CALL (f, row) {
   UNWIND row.source_uids AS uid
   MATCH (m:Message {uid: uid})
-  MERGE (f)-[:SOURCE]->(m)
+  MERGE (f)-[r:SOURCE]->(m)
+  // the assistant's question a short answer binds to: context, not the user's statement
+  SET r.context = CASE WHEN m.role = 'assistant' THEN true END
   RETURN collect(m) AS sources
 }
 WITH f, row, sources

@@ -3,6 +3,7 @@ them), the users with work to do, and whether a user's Facts wait for consolidat
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,10 +18,20 @@ def _message(row: dict[str, Any]) -> MessageRecord:
     return message_record(instants(row))
 
 
+def _pending(row: dict[str, Any]) -> MessageRecord:
+    """A pending Message with the assistant turn it may answer (`asked`)."""
+    msg = _message(row)
+    asked = row.get("asked")
+    if not asked:
+        return msg
+    return replace(msg, asked=asked.get("content") or None, asked_id=asked.get("message_id"))
+
+
 async def pending_messages(
     db: Database, tenant: str, user_id: str, limit: int = 5000, now: datetime | None = None
 ) -> list[MessageRecord]:
-    """A user's pending Messages due at `now` (a retry waits for its next attempt time)."""
+    """A user's pending Messages due at `now` (a retry waits for its next attempt time);
+    a user turn with the assistant turn just before it in its session (`asked`)."""
     rows = await db.rows(
         query("pending_messages"),
         tenant=tenant,
@@ -28,7 +39,7 @@ async def pending_messages(
         now=now or datetime.now(UTC),
         limit=limit,
     )
-    return [_message(r["m"]) for r in rows]
+    return [_pending(r["m"]) for r in rows]
 
 
 async def event_window(
