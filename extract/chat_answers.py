@@ -18,8 +18,9 @@ to the clause analysis of ``extract.facts``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from spacy.language import Language
 from spacy.tokens import Doc, Token
@@ -809,4 +810,41 @@ def joined(answer: Answer | None, said: Extraction) -> Extraction:
     return replace(said, facts=facts, rejections=(*answer.extraction.rejections, *rejections))
 
 
-__all__ = ["Answer", "answered", "joined", "listed_options"]
+@dataclass(frozen=True)
+class Turn:
+    """A chat turn as the question finder needs it (an assistant turn with its text)."""
+
+    message_id: str
+    session_id: str
+    role: str
+    timestamp: datetime
+    content: str | None = None
+
+
+def with_questions(
+    msgs: Sequence[MessageRecord], turns: Iterable[Turn] | None = None
+) -> list[MessageRecord]:
+    """Each user chat turn of `msgs` with `asked`: the assistant turn just before it in its
+    session among `msgs` and `turns` (the stored turns around them), none when the turn
+    before it is the user's own. In the order given."""
+    every = {t.message_id: t for t in turns or ()}
+    for m in msgs:
+        if m.event_type == "message" and m.message_id not in every:
+            every[m.message_id] = Turn(m.message_id, m.session_id, m.role, m.timestamp, m.content)
+    last: dict[str, Turn] = {}
+    before: dict[str, Turn] = {}
+    for t in sorted(every.values(), key=lambda t: (t.timestamp, t.message_id)):
+        if t.role not in ("user", "assistant"):
+            continue
+        prev = last.get(t.session_id)
+        if t.role == "user" and prev is not None and prev.role == "assistant" and prev.content:
+            before[t.message_id] = prev
+        last[t.session_id] = t
+    out = []
+    for m in msgs:
+        q = before.get(m.message_id) if m.role == "user" and m.event_type == "message" else None
+        out.append(replace(m, asked=q.content, asked_id=q.message_id) if q else m)
+    return out
+
+
+__all__ = ["Answer", "Turn", "answered", "joined", "listed_options", "with_questions"]

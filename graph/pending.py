@@ -3,10 +3,10 @@ them), the users with work to do, and whether a user's Facts wait for consolidat
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from extract.chat_answers import Turn, with_questions
 from extract.types import MessageRecord
 from graph.db import Database, instants
 from graph.ingest import message_uid, user_uid
@@ -16,15 +16,6 @@ from graph.records import message_record
 
 def _message(row: dict[str, Any]) -> MessageRecord:
     return message_record(instants(row))
-
-
-def _pending(row: dict[str, Any]) -> MessageRecord:
-    """A pending Message with the assistant turn it may answer (`asked`)."""
-    msg = _message(row)
-    asked = row.get("asked")
-    if not asked:
-        return msg
-    return replace(msg, asked=asked.get("content") or None, asked_id=asked.get("message_id"))
 
 
 async def pending_messages(
@@ -39,7 +30,15 @@ async def pending_messages(
         now=now or datetime.now(UTC),
         limit=limit,
     )
-    return [_pending(r["m"]) for r in rows]
+    if not rows:
+        return []
+    row = instants(rows[0])
+    msgs = [message_record(m) for m in row["messages"]]
+    turns = [
+        Turn(t["message_id"], t["session_id"], t["role"], t["timestamp"], t.get("content"))
+        for t in row["turns"]
+    ]
+    return with_questions(msgs, turns)
 
 
 async def event_window(

@@ -128,10 +128,10 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     else, why not (greeting, below the evidence threshold, ...). Touches no database."""
     from core.inputs import parse_batch
     from extract.behaviour import extract_events
+    from extract.chat_answers import with_questions
     from extract.facts import extract_chats
     from extract.lang import detect_lang
     from extract.types import MessageRecord
-    from gumem.drafts import with_questions
     from gumem.models import Models
 
     items = [json.loads(ln) for ln in Path(args.file).read_text().splitlines() if ln.strip()]

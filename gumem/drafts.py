@@ -86,23 +86,6 @@ def _not_memory(r: Rejection) -> bool:
     return r.reason.startswith(_NOT_MEMORY)
 
 
-def with_questions(msgs: list[MessageRecord]) -> list[MessageRecord]:
-    """Messages read together (a JSONL file, a bench's history) with each user chat turn's
-    `asked`: the assistant turn just before it in its session, none after a user turn.
-    The pipeline reads it with the pending Messages (cypher/pending_messages.cypher)."""
-    last: dict[str, MessageRecord] = {}
-    out = []
-    for m in sorted(msgs, key=lambda m: (m.timestamp, m.message_id)):
-        before = last.get(m.session_id)
-        if m.event_type == "message" and m.role in ("user", "assistant"):
-            last[m.session_id] = m
-            if m.role == "user" and before is not None and before.role == "assistant":
-                m = replace(m, asked=before.content, asked_id=before.message_id)
-        out.append(m)
-    order = {m.message_id: i for i, m in enumerate(msgs)}
-    return sorted(out, key=lambda m: order[m.message_id])
-
-
 def rejected_messages(chat: list[MessageRecord], extraction: Extraction) -> set[str]:
     """Chat Messages that gave no Fact and whose every clause extraction rejected as not
     the user's memory (small talk, a question, a third party, a hypothetical): recall does
