@@ -70,6 +70,7 @@ _HEDGE_ZH = rx.compile(r"^(?:嗯+|呃+|额+|哦+|噢+|啊+|那就|那|就|我觉
 _HEDGE_TAIL_ZH = rx.compile(
     r"(?:就行了|就行|就好了|就好|就可以了|就可以|即可|吧|啊|呀|哦|啦|哈|呢|嘛|了吧)+$"
 )
+_THANKS = rx.compile(r"(?i)谢谢|多谢|thanks|thank you|了")
 _PUNCT = rx.compile(r"^[\s,，。.!！?？;；:：~～…、]+|[\s,，。.!！?？;；:：~～…、]+$")
 # a question's tail that only asks for confirmation ("…, right?", "…，对吧？")
 _TAG_EN = rx.compile(
@@ -121,6 +122,7 @@ MAX_ANSWER_ZH = 24  # characters
 _SELF_EN = {"i", "me", "we", "us", "my", "our", "myself", "ourselves"}
 _YOU_EN = {"you", "your", "yours", "yourself", "yourselves", "u"}
 _WH_TAGS = {"WDT", "WP", "WP$", "WRB"}
+_CONTRACTED = {"'s": "is", "'re": "are", "'d": "would", "'ll": "will", "'ve": "have", "'m": "am"}
 _HELP_EN = {"do", "help", "assist"}  # light verbs of an offer of help
 # "有什么可以帮您", "您需要我做什么": the assistant offers help (light verbs, closed class)
 _OFFER_ZH = rx.compile(r"什么(?:可以|能|需要|要)?(?:帮|为|给|效劳)|(?:做|干|办|帮)(?:些|点)?什么")
@@ -398,8 +400,8 @@ def _declarative_en(
             and (t.dep_ in ("aux", "auxpass") or (t.dep_ == "ROOT" and t.pos_ == "AUX"))
         ]
     order: list[Token] = []
-    if subj is not None:
-        order += [t for t in words if t in set(subj.subtree)]
+    if subj is not None:  # the subject up to its head: "is your flight in the morning"
+        order += [t for t in words if t in set(subj.subtree) and t.i <= subj.i]
     order += moved
     order += [t for t in words if t not in order]
     out: list[str] = []
@@ -408,6 +410,8 @@ def _declarative_en(
         low = t.lower_
         if t in moved and t.lemma_ == "do" and t.dep_ == "aux" and t.lower_ != "did":
             continue  # "do you prefer" -> "the user prefers"
+        if t in moved and low in _CONTRACTED:
+            low = _CONTRACTED[low]  # "what's your …" -> "… is"
         if low in _YOU_EN:
             out.append(people.user(t))
         elif low in _SELF_EN:
@@ -422,7 +426,7 @@ def _declarative_en(
             verb_fixed = True
             out.append(_third_person(t))
         else:
-            out.append(t.text)
+            out.append(low if low != t.lower_ else t.text)
         if t.is_sent_start and t.pos_ != "PROPN" and out:
             out[-1] = out[-1][:1].lower() + out[-1][1:]  # "Would you" -> "… would"
     return out, subj
@@ -437,13 +441,13 @@ def _sentence(words: list[str]) -> str:
 
 
 def _offer_en(doc: Doc) -> bool:
-    """ "What can I do for you?", "How can I help?": the assistant offers help, the
-    answer is a request of its own."""
-    root = next((t for t in doc if t.dep_ == "ROOT"), None)
-    subj = [c for c in root.children if c.dep_ == "nsubj"] if root is not None else []
-    return bool(
-        root is not None and root.lemma_ in _HELP_EN and subj and subj[0].lower_ in _SELF_EN
-    )
+    """ "What can I do for you?", "Anything else I can help with?": the assistant offers
+    help, the answer is a request of its own."""
+    for t in doc:
+        subj = [c for c in t.children if c.dep_ == "nsubj"]
+        if t.lemma_ in _HELP_EN and subj and subj[0].lower_ in _SELF_EN:
+            return True
+    return False
 
 
 def _wh_en(doc: Doc, value: str) -> str | None:
@@ -465,7 +469,7 @@ def _wh_en(doc: Doc, value: str) -> str | None:
     if kind is not None and w.lower_ != "how":  # "which gym" + "the one on Pine Street"
         shown = _named_kind(shown, kind)
     filled = [*before, shown, *[_pron(t, people) for t in after]]
-    if w.lower_ == "where" and not before and not _has_prep(value):
+    if w.lower_ == "where" and not before and value[:1].isupper() and not _has_prep(value):
         filled.insert(0, "in")
     words, subj = _declarative_en(sent, skip, people)
     if root.dep_ in ("nsubj", "nsubjpass"):  # "who will pick you up", "how many people"
@@ -509,12 +513,11 @@ def _request_en(doc: Doc, skip: set[int], tail: list[str], adverb: str) -> str |
     verb = next((t for t in doc if t.dep_ == "ROOT"), None)
     if verb is None or verb.pos_ not in ("VERB", "AUX"):
         return None
-    rest = [
-        t
-        for t in doc
-        if t.i > verb.i and t.i not in skip and not t.is_punct and t.dep_ not in ("aux", "nsubj")
-    ]
-    words = [USER_EN, adverb, "wants to", verb.lemma_, *[_pron(t, people) for t in rest], *tail]
+    rest = [t for t in doc if t.i > verb.i and t.i not in skip and not t.is_punct]
+    # "Should I remind you to …": the user is the one acted on, the assistant acts
+    acted_on = any(c.lower_ in _YOU_EN and c.dep_ in ("dobj", "dative") for c in verb.children)
+    wants = "wants the assistant to" if acted_on else "wants to"
+    words = [USER_EN, adverb, wants, verb.lemma_, *[_pron(t, people) for t in rest], *tail]
     return _sentence(words)
 
 
@@ -752,6 +755,8 @@ def answered(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Answer |
         if chosen:
             content = f"{USER_ZH}选择了{chosen}" if zh else f"The user chose {chosen}"
             return _fact(msg, content, lang, nlp, kind="preference")
+    if _OFFER_ZH.search(question) if q_zh else qdoc is not None and _offer_en(qdoc):
+        return _declined(msg, text, zh)  # "Anything else I can help with?" + "no"
     wh = bool(_WH_ZH.search(_frame_zh(question))) if q_zh else _has_wh(qdoc)
     if wh:
         value = _clean_value(text, zh)
@@ -762,6 +767,15 @@ def answered(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Answer |
         bound = _wh_zh(question, value) if zh else _wh_en(qdoc, value) if qdoc else None
         return _fact(msg, bound, lang, q_nlp)
     return _yes_no(msg, text, question, lang, q_zh, nlp, adoc, qdoc)
+
+
+def _declined(msg: MessageRecord, text: str, zh: bool) -> Answer | None:
+    """A plain no to an offer: nothing stored; with more said, the clause analysis reads it."""
+    plain = zh and _NOT_YES_ZH.match(text) is not None
+    no = None if plain else (_NO_ZH if zh else _NO_EN).match(text)
+    if no is None or len(_clean_value(_THANKS.sub("", text[no.end() :]), zh)) > (2 if zh else 3):
+        return None
+    return _rejection(msg, "declines the assistant's offer: nothing stored")
 
 
 def _has_wh(doc: Doc | None) -> bool:

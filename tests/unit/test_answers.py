@@ -77,6 +77,7 @@ def test_wh_answer_zh_fills_the_frame(
         ("Which bakery do you go to?", "the one near the park", "the bakery near the park"),
         ("What time should I book the tennis court for?", "6pm please", "for 6pm"),
         ("How many guests will come to the party?", "twelve", "twelve guests"),
+        ("What's your rabbit's name?", "Clover", "The user's rabbit's name is Clover"),
     ],
 )
 def test_wh_answer_en_fills_the_frame(
@@ -101,6 +102,10 @@ def test_yes_answer_en_states_the_proposition_with_its_adverb(
     assert _content(ex) == ["The user usually prefers paper receipts"]
     ex = _run("Would you like a reminder the day before?", "sure", en_nlp, zh_nlp)
     assert _content(ex) == ["The user would like a reminder the day before"]
+    ex = _run("Is your train in the evening?", "yep", en_nlp, zh_nlp)
+    assert _content(ex) == ["The user's train is in the evening"]
+    ex = _run("Should I remind you to stretch every hour?", "yes please", en_nlp, zh_nlp)
+    assert _content(ex) == ["The user wants the assistant to remind them to stretch every hour"]
 
 
 def test_yes_answer_zh_states_the_proposition(en_nlp: Language, zh_nlp: Language) -> None:
@@ -130,6 +135,15 @@ def test_refusal_stores_nothing_of_the_guess(
     ex = _run(asked, text, en_nlp, zh_nlp)
     assert ex.facts == ()
     assert ex.rejections and ex.rejections[0].reason.startswith("declines")
+
+
+def test_no_to_an_offer_of_help_stores_nothing(en_nlp: Language, zh_nlp: Language) -> None:
+    for asked, text in (
+        ("还有什么需要帮忙的吗？", "没有了，谢谢"),
+        ("Anything else I can do?", "no thanks"),
+    ):
+        ex = _run(asked, text, en_nlp, zh_nlp)
+        assert ex.facts == () and ex.rejections[0].reason.startswith("declines"), ex
 
 
 def test_refusal_with_its_own_content_keeps_that_content(
@@ -173,6 +187,7 @@ def test_choice_between_alternatives_in_the_question(en_nlp: Language, zh_nlp: L
         ("How far should the campsite be from the lake?", "I moved to Denver last spring"),
         ("Anything else?", "I need a quiet room for the night of the 12th"),
         ("What can I do for you?", "book a table for two tonight"),
+        ("Is there anything else I can help with?", "Yes, I need a taxi at 7 tomorrow"),
     ],
 )
 def test_a_turn_that_is_not_an_answer_is_unaffected(
