@@ -2,10 +2,10 @@
 
 The answer takes its attribute from the question, by structure only:
 
-- a wh-question ("您希望酒店离地铁站多远？", "What time should I book the table for?") and a
-  fragment answer ("步行十分钟以内吧", "7pm"): the question's frame with the wh-phrase filled
+- a wh-question ("您希望A离B多远？", "What time should I set it for?") and a
+  fragment answer ("半小时以内吧", "7pm"): the question's frame with the wh-phrase filled
   by the answer's value, the addressee turned into the user, hedges and particles dropped;
-- a yes/no question ("Should I book a vegetarian meal on your flights?") and a yes-like
+- a yes/no question ("Should I reserve a quiet table for your team lunches?") and a yes-like
   answer ("Yes, always."): the question's proposition as the user's statement, with the
   answer's adverbs; a no-like answer ("not really", "不用了") stores nothing of it;
 - options the assistant listed ("1. X 2. Y", "X还是Y", "X or Y") and the user's pick
@@ -311,7 +311,7 @@ def _picked(answer: str, options: Sequence[str], zh: bool, doc: Doc | None) -> s
 
 class _People:
     """The addressee as the user, the assistant as itself: the first mention by name, the
-    next ones by pronoun."""
+    next ones as "they", "them", "their"."""
 
     def __init__(self) -> None:
         self.user_named = False
@@ -484,7 +484,7 @@ def _wh_en(doc: Doc, value: str) -> str | None:
 
 def _named_kind(value: str, noun: Token) -> str:
     """The value with the kind of thing asked for: "the one" takes the noun's place, a
-    bare name gets it after it ("Pinecrest (gym)"); a number or time stays as it is."""
+    bare name gets it after it ("Pinecrest (N)"); a number or time stays as it is."""
     words = value.split()
     if "one" in [w.lower() for w in words]:
         return " ".join(noun.text if w.lower() == "one" else w for w in words)
@@ -643,8 +643,8 @@ def _wh_zh(question: str, value: str) -> str | None:
 
 
 def _named_kind_zh(value: str, tail: str) -> str:
-    """ "哪个学校" + "实验小学": the name says its kind (a shared morpheme), so the kind noun
-    after the wh-word goes; else it stays ("周末班" + "课程")."""
+    """ "哪个幼儿园" + "阳光幼儿园": the name says its kind (a shared morpheme), so the kind
+    noun after the wh-word goes; else it stays ("秋天" + "季节")."""
     words = cut_zh(tail)
     if not words or words[0][1][:1] != "n":
         return tail

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from gumem.erasure import delete_message
 from gumem.service import Memory
 from tests.integration.helpers import ADD, gql
 
@@ -89,3 +90,9 @@ async def test_answers_bind_to_their_questions(client: httpx.AsyncClient, memory
     for r in (recall, camp_recall):  # the assistant's turns are context, never the user's memory
         ranked = {i["id"] for i in _ranked(r) if i["kind"] == "message"}
         assert not ranked & {"q1", "q2", "q3"}, ranked
+
+    # without the user's answer the question alone keeps no Fact
+    await delete_message(memory, "tenant-a", "a1")
+    left = (await gql(client, FACTS, u=user))["data"]["facts"]
+    assert not [f for f in left if f["id"] == camp["id"]], left
+    assert [f for f in left if f["id"] == seats["id"]]
