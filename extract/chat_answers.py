@@ -811,7 +811,12 @@ def _yes_no(
         adverb = _adverbs_en(adoc) if adoc is not None else ""
         content = _yes_no_en(qdoc, adverb) if qdoc is not None else None
     said_more = bool(rest) and len(rest) > len(adverb) + (2 if zh else 12)
-    return _fact(msg, content, lang, nlp, whole=not said_more)
+    # yes to what the assistant offers to do ("Should I …?"): what the user wants done
+    offered = qdoc is not None and any(
+        t.dep_ == "nsubj" and t.lower_ in _SELF_EN and t.head.dep_ == "ROOT" for t in qdoc
+    )
+    kind: Kind | None = "preference" if offered else None
+    return _fact(msg, content, lang, nlp, kind=kind, whole=not said_more)
 
 
 def joined(answer: Answer | None, said: Extraction) -> Extraction:
