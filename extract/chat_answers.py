@@ -122,6 +122,10 @@ MAX_ANSWER_ZH = 24  # characters
 _SELF_EN = {"i", "me", "we", "us", "my", "our", "myself", "ourselves"}
 _YOU_EN = {"you", "your", "yours", "yourself", "yourselves", "u"}
 _WH_TAGS = {"WDT", "WP", "WP$", "WRB"}
+_STATE_EN = {"be", "do", "go", "feel"}  # "how are you", "how did it go": small talk
+_ASKS_USER = {"can", "could", "will"}  # "Can you …?": a request to the user, not about them
+# frequency adverbs that stand before the verb ("always wants"); others go after it
+_FREQUENCY = {"always", "never", "often", "usually", "sometimes", "seldom", "rarely", "normally"}
 _CONTRACTED = {"'s": "is", "'re": "are", "'d": "would", "'ll": "will", "'ve": "have", "'m": "am"}
 _HELP_EN = {"do", "help", "assist"}  # light verbs of an offer of help
 # "有什么可以帮您", "您需要我做什么": the assistant offers help (light verbs, closed class)
@@ -416,6 +420,10 @@ def _declarative_en(
             out.append(people.user(t))
         elif low in _SELF_EN:
             out.append(people.assistant(t))
+        elif low == "ever" and t.dep_ == "advmod":
+            continue  # "have you ever been" -> "the user has been"
+        elif low == "any" and t.dep_ == "det":
+            out.append("some")  # "do you have any plans" -> "the user has some plans"
         elif (
             not verb_fixed
             and subj is not None
@@ -455,6 +463,10 @@ def _wh_en(doc: Doc, value: str) -> str | None:
     w = next((t for t in sent if t.tag_ in _WH_TAGS), None)
     if w is None or _offer_en(doc):
         return None
+    main = next((t for t in sent if t.dep_ == "ROOT"), None)
+    bare_how = w.lower_ == "how" and w.head.pos_ not in ("ADJ", "ADV")
+    if bare_how and main is not None and main.lemma_ in _STATE_EN:
+        return None  # "How are you doing?", "How was your weekend?": no attribute
     phrase, core_start, core_end, root = _wh_phrase(w)
     skip = {t.i for t in phrase}
     people = _People()
@@ -526,12 +538,18 @@ def _yes_no_en(doc: Doc, adverb: str) -> str | None:
     subj = next((t for t in sent if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
     if subj is not None and subj.lower_ in _SELF_EN and subj.head.dep_ == "ROOT":
         return _request_en(doc, set(), [], adverb)
+    first = sent[0] if sent else None
+    asks = first is not None and first.lower_ in _ASKS_USER
+    if asks and subj is not None and subj.lower_ in _YOU_EN:
+        return None  # "Can you tell me more?": the assistant asks the user to do it
     people = _People()
     words, subj = _declarative_en(sent, set(), people)
-    if adverb and subj is not None:
-        n = len([x for x in subj.subtree])
+    if adverb and subj is not None and adverb.lower() in _FREQUENCY:
+        n = len([x for x in subj.subtree if x.i <= subj.i])
         at = n + (1 if len(words) > n and _is_aux(words[n]) else 0)
         words.insert(at, adverb)
+    elif adverb:
+        words.append(adverb)  # "twice", "every time": after what it counts
     text = _sentence(words)
     return text if people.user_named else f"For the user, {text[:1].lower()}{text[1:]}"
 
@@ -678,7 +696,8 @@ def _fragment_en(doc: Doc) -> bool:
     walk", "7pm"; not "book a table for two")."""
     if any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in doc):
         return False
-    return not any(t.dep_ == "ROOT" and t.pos_ == "VERB" and t.tag_ == "VB" for t in doc)
+    finite = ("VB", "VBD", "VBZ", "VBP")  # "book a table", "loved it": a clause of its own
+    return not any(t.dep_ == "ROOT" and t.pos_ == "VERB" and t.tag_ in finite for t in doc)
 
 
 def _fragment_zh(text: str) -> bool:
