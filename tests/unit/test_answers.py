@@ -188,6 +188,9 @@ def test_choice_between_alternatives_in_the_question(en_nlp: Language, zh_nlp: L
         ("Anything else?", "I need a quiet room for the night of the 12th"),
         ("What can I do for you?", "book a table for two tonight"),
         ("Is there anything else I can help with?", "Yes, I need a taxi at 7 tomorrow"),
+        ("Hi Sam, how are you doing?", "pretty good, just busy"),  # small talk
+        ("Can you tell me more about it?", "sure"),  # a request to the user
+        ("What did you think of the concert?", "loved it"),  # a clause of its own
     ],
 )
 def test_a_turn_that_is_not_an_answer_is_unaffected(
