@@ -124,7 +124,7 @@ def gumem_ranked(
     cid, now = conv["cid"], conv["now"]
     c = grank.own_candidates(qd["c"], cid)
     window = grank.past_window(parse_time_cue(qd["q"], now), now)
-    p = grank.plan(c, window, limit, weights)
+    p = grank.plan(c, window, limit, weights, qd["q"])
     facts = {f: qd["facts"][f] for f in p.fact_ids() if f in qd["facts"]}
     r = grank.assemble(p, c, facts, qd["q"], weights, user_id=cid)
     ranked: list[str] = []

@@ -1,12 +1,13 @@
 // What deleting one Message would touch (read only; deletion re-checks it in its own
 // transaction). Facts whose only source it is go; Facts with other sources are kept and
-// re-derived from those (kept_rows). Summaries that name the Message go, whether through
-// a removed or a kept Fact or in their evidence ($quoted: the id as JSON), and are
-// re-derived from what remains. An Entity (mentioned, or of the user's world) that only
-// removed Facts mention or are ABOUT goes with them.
+// re-derived from those (kept_rows); a `context` source (the assistant's question an
+// answer bound to) keeps no Fact: without the answer the question says nothing. Summaries
+// that name the Message go, whether through a removed or a kept Fact or in their evidence
+// ($quoted: the id as JSON), and are re-derived from what remains. An Entity (mentioned, or
+// of the user's world) that only removed Facts mention or are ABOUT goes with them.
 MATCH (m:Message {uid: $uid}) WHERE m.tenant = $tenant
 OPTIONAL MATCH (m)<-[:SOURCE]-(f:Fact)
-OPTIONAL MATCH (f)-[:SOURCE]->(other:Message) WHERE other <> m
+OPTIONAL MATCH (f)-[r:SOURCE]->(other:Message) WHERE other <> m AND r.context IS NULL
 WITH m, f, count(other) AS others
 WITH m, collect(CASE WHEN others = 0 THEN f END) AS removed,
   collect(CASE WHEN others > 0 THEN f END) AS kept

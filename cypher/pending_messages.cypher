@@ -1,12 +1,31 @@
-// A user's pending Messages that are due (a failed attempt waits out its backoff), oldest first.
+// A user's pending Messages that are due (a failed attempt waits out its backoff), oldest
+// first, in one row (`messages`), with the user's chat turns from a day before the first
+// pending user turn to the last (`turns`: id, session, role, time; an assistant turn's
+// text): graph.pending gives each user turn the assistant turn just before it in its
+// session (a short answer takes its attribute from that question). One index seek.
 // Times as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant, cheap to decode);
 // lists compare element by element, so they order as the instants do.
 MATCH (m:Message)
 USING INDEX m:Message(tenant, user_id, status)
 WHERE m.tenant = $tenant AND m.user_id = $user_id AND m.status = 'pending'
   AND (m.next_attempt_at IS NULL OR m.next_attempt_at <= $now)
-RETURN m {.message_id, .user_id, .session_id, .role, .content, .event_type, .page,
+WITH m ORDER BY m.timestamp, m.message_id LIMIT $limit
+WITH collect(m) AS ms
+CALL (ms) {
+  UNWIND ms AS x
+  WITH x WHERE x.role = 'user'
+  WITH min(x.timestamp) AS lo, max(x.timestamp) AS hi
+  MATCH (p:Message)
+  USING INDEX p:Message(tenant, user_id, timestamp)
+  WHERE p.tenant = $tenant AND p.user_id = $user_id
+    AND p.timestamp >= lo - duration('P1D') AND p.timestamp <= hi
+    AND p.role IN ['user', 'assistant']
+  RETURN collect(p {.message_id, .session_id, .role,
+    content: CASE WHEN p.role = 'assistant' THEN p.content END,
+    timestamp: [p.timestamp.epochSeconds, p.timestamp.microsecond, p.timestamp.offsetSeconds]})
+    AS turns
+}
+RETURN [m IN ms | m {.message_id, .user_id, .session_id, .role, .content, .event_type, .page,
   .metadata_json, .lang,
-  timestamp: [m.timestamp.epochSeconds, m.timestamp.microsecond, m.timestamp.offsetSeconds]} AS m
-ORDER BY m.timestamp, m.message_id
-LIMIT $limit
+  timestamp: [m.timestamp.epochSeconds, m.timestamp.microsecond, m.timestamp.offsetSeconds]}]
+  AS messages, turns

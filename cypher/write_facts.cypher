@@ -13,6 +13,7 @@
 // its kind is the first one given other than 'thing' (the Fact takes the Entity's kind).
 // A slot is (subject, attribute): a Fact supersedes only Facts about the same subject (the
 // same Entity, or both the user's), so the cousin's age never replaces the user's.
+// A SOURCE edge to an assistant turn (the question an answer binds to) is marked `context`.
 // `provenance`: one JSON record per contribution (its sources, anchors, time range),
 // so a deletion can re-derive what a kept Fact holds from its remaining sources.
 UNWIND $facts AS row
@@ -41,7 +42,9 @@ WITH f, row
 CALL (f, row) {
   UNWIND row.source_uids AS uid
   MATCH (m:Message {uid: uid})
-  MERGE (f)-[:SOURCE]->(m)
+  MERGE (f)-[r:SOURCE]->(m)
+  // the assistant's question a short answer binds to: context, not the user's statement
+  SET r.context = CASE WHEN m.role = 'assistant' THEN true END
   RETURN collect(m) AS sources
 }
 WITH f, row, sources

@@ -18,6 +18,7 @@ from spacy.tokens import Doc, Token
 
 from extract import clause_grammar as cg
 from extract import rx, zh_grammar
+from extract.chat_answers import answered, joined
 from extract.chat_lexicon import (
     _ANCHORS,
     _ASKED_ZH,
@@ -580,10 +581,13 @@ def extract_chat(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Extr
     early = _precheck(msg)
     if early is not None:
         return early
+    answer = answered(msg, en_nlp, zh_nlp)  # a short answer to the assistant's question
+    if answer is not None and answer.whole:
+        return answer.extraction
     text = msg.content.strip()
     lang = detect_lang(text, default=msg.lang)
     doc = (zh_nlp if lang == "zh" else en_nlp)(text)
-    return _extract_doc(msg, doc, lang)
+    return joined(answer, _extract_doc(msg, doc, lang))
 
 
 def extract_chats(
@@ -595,6 +599,14 @@ def extract_chats(
 ) -> list[Extraction]:
     """``extract_chat`` over many turns, parsing with ``nlp.pipe``; results in input order."""
     results: list[Extraction | None] = [_precheck(m) for m in msgs]
+    # a short answer to the assistant's question before it (extract/chat_answers.py)
+    answers = [
+        answered(m, en_nlp, zh_nlp) if r is None else None
+        for m, r in zip(msgs, results, strict=True)
+    ]
+    for i, a in enumerate(answers):
+        if a is not None and a.whole:
+            results[i] = a.extraction
     for lang, nlp in (("en", en_nlp), ("zh", zh_nlp)):
         todo = [
             i
@@ -605,7 +617,8 @@ def extract_chats(
         for i, doc in zip(
             todo, nlp.pipe(texts, batch_size=batch_size, n_process=n_process), strict=True
         ):
-            results[i] = _extract_doc(msgs[i], doc, "zh" if lang == "zh" else "en")
+            said = _extract_doc(msgs[i], doc, "zh" if lang == "zh" else "en")
+            results[i] = joined(answers[i], said)
     log.debug("extracted %d chat turns", len(msgs))
     return [r if r is not None else Extraction(facts=()) for r in results]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from extract.chat_answers import Turn, with_questions
 from extract.types import MessageRecord
 from graph.db import Database, instants
 from graph.ingest import message_uid, user_uid
@@ -20,7 +21,8 @@ def _message(row: dict[str, Any]) -> MessageRecord:
 async def pending_messages(
     db: Database, tenant: str, user_id: str, limit: int = 5000, now: datetime | None = None
 ) -> list[MessageRecord]:
-    """A user's pending Messages due at `now` (a retry waits for its next attempt time)."""
+    """A user's pending Messages due at `now` (a retry waits for its next attempt time);
+    a user turn with the assistant turn just before it in its session (`asked`)."""
     rows = await db.rows(
         query("pending_messages"),
         tenant=tenant,
@@ -28,7 +30,15 @@ async def pending_messages(
         now=now or datetime.now(UTC),
         limit=limit,
     )
-    return [_message(r["m"]) for r in rows]
+    if not rows:
+        return []
+    row = instants(rows[0])
+    msgs = [message_record(m) for m in row["messages"]]
+    turns = [
+        Turn(t["message_id"], t["session_id"], t["role"], t["timestamp"], t.get("content"))
+        for t in row["turns"]
+    ]
+    return with_questions(msgs, turns)
 
 
 async def event_window(

@@ -128,27 +128,30 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     else, why not (greeting, below the evidence threshold, ...). Touches no database."""
     from core.inputs import parse_batch
     from extract.behaviour import extract_events
+    from extract.chat_answers import with_questions
     from extract.facts import extract_chats
     from extract.lang import detect_lang
     from extract.types import MessageRecord
     from gumem.models import Models
 
     items = [json.loads(ln) for ln in Path(args.file).read_text().splitlines() if ln.strip()]
-    msgs = [
-        MessageRecord(
-            m.message_id,
-            m.user_id,
-            m.session_id,
-            m.role,
-            m.content,
-            m.timestamp,
-            m.event_type,
-            m.page,
-            m.metadata,
-            detect_lang(m.content),
-        )
-        for m in parse_batch(items, settings)
-    ]
+    msgs = with_questions(
+        [
+            MessageRecord(
+                m.message_id,
+                m.user_id,
+                m.session_id,
+                m.role,
+                m.content,
+                m.timestamp,
+                m.event_type,
+                m.page,
+                m.metadata,
+                detect_lang(m.content),
+            )
+            for m in parse_batch(items, settings)
+        ]
+    )
     models = Models(settings)
     chat = [m for m in msgs if m.event_type == "message"]
     events = [m for m in msgs if m.event_type != "message"]
