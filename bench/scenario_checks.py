@@ -40,7 +40,13 @@ MARKERS = ("superseded", "outdated", "replaced by", "已更正", "已过时", "�
 
 # Phenomenon tags grouped into the families the issue reports on.
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "corrections": ("correction",),
+    "corrections": (
+        "correction",
+        "flip-flop",
+        "partial-correction",
+        "quantity-update",
+        "life-change-retraction",
+    ),
     "splitting/bound-info": ("bound-info", "multi-fact"),
     "non-facts": (
         "third-party",
@@ -54,6 +60,14 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "deletion": ("deletion",),
     "isolation": ("isolation",),
     "topics": ("topic-fragmentation",),
+    # issue 37: the user's world (other people's facts, answers, choices, every turn found)
+    "world": (
+        "household-constraint",
+        "people-attributes",
+        "qa-binding",
+        "option-choice",
+        "evidence-floor",
+    ),
 }
 
 KINDS = (
