@@ -162,7 +162,7 @@ async def test_an_uncles_age_is_his_fact_and_recalled_by_naming_him(world: World
     assert any(has(by_id[f["id"]] or "", "舅舅") for f in facts), [by_id[f["id"]] for f in facts]
     uncle = [e for e in await entities(world) if named(e, "舅舅")]
     assert uncle, "no Entity 舅舅"
-    assert uncle[0]["kind"] == "person"
+    assert any(e["kind"].casefold() == "person" for e in uncle), uncle
     assert any(has(f["content"], "58") for e in uncle for f in e["facts"])
     assert "58" in await recall(world, "我舅舅多大年纪了？")
 
@@ -197,13 +197,14 @@ async def test_a_roommates_habit_is_never_the_users_own(world: World) -> None:
 async def test_a_short_answer_takes_its_attribute_from_the_question(world: World) -> None:
     facts = active(world, "酒店", "地铁站", "十分钟")
     assert facts, shown(world)
-    assert {"w5", "w6"} <= set(facts[0]["sourceMessageIds"])
+    # the assistant's question as context, the user's answer as the statement
+    assert any({"w5", "w6"} <= set(f["sourceMessageIds"]) for f in facts), facts
 
 
 async def test_yes_always_to_a_question_stores_the_vegetarian_meal(world: World) -> None:
     facts = active(world, "vegetarian")
     assert facts, shown(world)
-    assert {"w7", "w8"} <= set(facts[0]["sourceMessageIds"])
+    assert any({"w7", "w8"} <= set(f["sourceMessageIds"]) for f in facts), facts
     assert has(await recall(world, "book meals for my flight"), "vegetarian")
 
 
