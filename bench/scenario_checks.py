@@ -17,6 +17,16 @@ blanked before matching, so a short value such as "24" is never found inside a h
 A check is one unit of the suite's count: one inner list of ``fact_has``, one string of
 ``no_active_fact_has`` / ``superseded_fact_has`` / ``no_summary_has``, one ``must`` or
 ``must_not`` string of a recall, one ``recall_as_user`` entry, one numeric bound.
+
+Checks of the project's own suite (bench/data/blind-scenarios.json) beyond the README's, for
+the memory of the user's world (issue 37); each entry is one unit:
+- ``fact_about: [{subject, has}]``: an ACTIVE fact holding every ``has`` string whose subject
+  (its name or an alias) holds ``subject`` (a string, or a list of alternatives);
+- ``no_user_fact_has: [s]``: no ACTIVE fact whose subject is the user holds s (a statement
+  about someone else is never the user's own); a fact without a subject is the user's;
+- ``fact_cites: [{has, sources}]``: an ACTIVE fact holding every ``has`` string cites every
+  message of ``sources`` (an answer cites the assistant's question too);
+- a recall's ``before: [[a, b]]``: its context holds a, above the first b when b is there.
 """
 
 from __future__ import annotations
@@ -30,7 +40,13 @@ MARKERS = ("superseded", "outdated", "replaced by", "已更正", "已过时", "�
 
 # Phenomenon tags grouped into the families the issue reports on.
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "corrections": ("correction",),
+    "corrections": (
+        "correction",
+        "flip-flop",
+        "partial-correction",
+        "quantity-update",
+        "life-change-retraction",
+    ),
     "splitting/bound-info": ("bound-info", "multi-fact"),
     "non-facts": (
         "third-party",
@@ -44,6 +60,14 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "deletion": ("deletion",),
     "isolation": ("isolation",),
     "topics": ("topic-fragmentation",),
+    # issue 37: the user's world (other people's facts, answers, choices, every turn found)
+    "world": (
+        "household-constraint",
+        "people-attributes",
+        "qa-binding",
+        "option-choice",
+        "evidence-floor",
+    ),
 }
 
 KINDS = (
@@ -56,7 +80,13 @@ KINDS = (
     "topic_count_at_most",
     "recall",
     "recall_as_user",
+    "fact_about",
+    "no_user_fact_has",
+    "fact_cites",
 )
+
+# Subject names that mean the user (a fact whose subject is none of the user's world).
+USER_SUBJECTS = ("user", "the user", "用户", "我", "me", "i")
 
 
 @dataclass(frozen=True)
@@ -65,10 +95,22 @@ class FactView:
     content: str
     validity: str
     sources: tuple[str, ...] = ()  # message ids as the case names them (m1, m2 …)
+    subject: str | None = None  # the subject's name; None: the user (or no subject read)
+    subject_kind: str | None = None
+    subject_aliases: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
         return self.validity == "active"
+
+    @property
+    def about_user(self) -> bool:
+        if self.subject is None or (self.subject_kind or "").casefold() == "user":
+            return True
+        return self.subject.strip().casefold() in USER_SUBJECTS
+
+    def subject_names(self) -> tuple[str, ...]:
+        return () if self.about_user else (self.subject or "", *self.subject_aliases)
 
 
 @dataclass(frozen=True)
@@ -102,6 +144,7 @@ class Observed:
     topics: list[TopicView] = field(default_factory=list)
     recalls: list[RecallView] = field(default_factory=list)  # one per `recall` entry
     as_user: list[RecallView] = field(default_factory=list)  # one per `recall_as_user` entry
+    subjects_read: bool = True  # False: the API gives no Fact.subject (checks say so)
 
 
 @dataclass(frozen=True)
@@ -259,6 +302,80 @@ def recall_as_user(view: RecallView, user: str, must_not: Sequence[str]) -> list
     return [CheckResult("recall_as_user", not hits, expected, found)]
 
 
+def _alternatives(subject: str | Sequence[str]) -> list[str]:
+    return [subject] if isinstance(subject, str) else list(subject)
+
+
+def _subject(f: FactView) -> str:
+    return "the user" if f.about_user else "/".join(f.subject_names())
+
+
+def _with_subjects(facts: Iterable[FactView]) -> str:
+    return "; ".join(f"'{f.content}' (about {_subject(f)})" for f in facts) or "none"
+
+
+def fact_about(
+    facts: Sequence[FactView], specs: Sequence[dict[str, Any]], subjects_read: bool = True
+) -> list[CheckResult]:
+    """Per spec, an active fact with every `has` string whose subject names `subject`."""
+    out = []
+    for spec in specs:
+        names, group = _alternatives(spec["subject"]), list(spec["has"])
+        holding = [f for f in facts if f.active and all(has(f.content, s) for s in group)]
+        ok = any(any(has(n, want) for n in f.subject_names() for want in names) for f in holding)
+        expected = f"an active fact with all of {group} about {' or '.join(names)}"
+        found = ""
+        if not ok:
+            found = f"active facts with all of it: {_with_subjects(holding)}"
+            if not subjects_read:
+                found = "the API gives no Fact.subject; " + found
+        out.append(CheckResult("fact_about", ok, expected, found))
+    return out
+
+
+def no_user_fact_has(facts: Sequence[FactView], subs: Sequence[str]) -> list[CheckResult]:
+    """No active fact about the user holds s (another person's fact is not the user's)."""
+    out = []
+    for s in subs:
+        hits = [f for f in facts if f.active and f.about_user and has(f.content, s)]
+        found = f"the user's: {_facts(hits)}" if hits else ""
+        out.append(
+            CheckResult(
+                "no_user_fact_has", not hits, f"no active fact of the user with '{s}'", found
+            )
+        )
+    return out
+
+
+def fact_cites(facts: Sequence[FactView], specs: Sequence[dict[str, Any]]) -> list[CheckResult]:
+    """Per spec, an active fact with every `has` string citing every message of `sources`."""
+    out = []
+    for spec in specs:
+        group, wanted = list(spec["has"]), list(spec["sources"])
+        holding = [f for f in facts if f.active and all(has(f.content, s) for s in group)]
+        ok = any(set(wanted) <= set(f.sources) for f in holding)
+        found = ""
+        if not ok:
+            found = "; ".join(f"'{f.content}' cites {list(f.sources)}" for f in holding)
+            found = f"active facts with all of it: {found or 'none'}"
+        expected = f"an active fact with all of {group} citing {wanted}"
+        out.append(CheckResult("fact_cites", ok, expected, found))
+    return out
+
+
+def recall_order(view: RecallView, pairs: Sequence[Sequence[str]], index: int) -> list[CheckResult]:
+    """Per [a, b]: the context holds a, above the first b when b is there at all."""
+    text = blank_ids(view.context, view.ids).casefold()
+    q = f"memory('{view.query}')"
+    out = []
+    for a, b in pairs:
+        at, bt = text.find(a.casefold()), text.find(b.casefold())
+        ok = at >= 0 and (bt < 0 or at < bt)
+        found = "" if ok else f"context: {_oneline(view.context)}"
+        out.append(CheckResult("recall", ok, f"{q} shows '{a}' above '{b}'", found, index))
+    return out
+
+
 def _oneline(context: str, limit: int = 600) -> str:
     flat = " | ".join(ln.strip() for ln in context.splitlines() if ln.strip())
     return flat if len(flat) <= limit else flat[:limit] + " …"
@@ -286,6 +403,13 @@ def run_checks(checks: dict[str, Any], seen: Observed) -> list[CheckResult]:
         out += topic_count_at_most(seen.topics, checks["topic_count_at_most"])
     for i, (spec, view) in enumerate(zip(checks.get("recall", []), seen.recalls, strict=True)):
         out += recall(view, spec.get("must", []), spec.get("must_not", []), i)
+        out += recall_order(view, spec.get("before", []), i)
     for spec, view in zip(checks.get("recall_as_user", []), seen.as_user, strict=True):
         out += recall_as_user(view, spec["user"], spec.get("must_not", []))
+    if "fact_about" in checks:
+        out += fact_about(seen.facts, checks["fact_about"], seen.subjects_read)
+    if "no_user_fact_has" in checks:
+        out += no_user_fact_has(seen.facts, checks["no_user_fact_has"])
+    if "fact_cites" in checks:
+        out += fact_cites(seen.facts, checks["fact_cites"])
     return out

@@ -6,7 +6,9 @@ event type, page, metadata and timestamp; then `deleteMessage` when the case ask
 then every check of the suite's README (../shared/data/scenarios/README.md) runs on what
 GraphQL gives back: `facts` (inactive included), `topics` with their Summaries (every
 version), `memory(...)`.
-The check semantics live in bench/scenario_checks.py.
+The check semantics live in bench/scenario_checks.py; the project's own suite
+(bench/data/blind-scenarios.json) adds checks of Fact subjects and cited turns, which read
+Fact.subject when the API has it (found by introspection).
 
 Message ids are sent as "<user>:<id>" (ids are unique per tenant, every case has an m1).
 All selected cases are ingested before any check runs, so isolation checks see the other
@@ -16,6 +18,8 @@ Neo4j start clean.
 
 Usage: python -m bench.scenarios --scenarios ../shared/data/scenarios/dev.json \
     --out bench/results/scenarios.json [--case NAME ...] [--verbose]
+       python -m bench.scenarios --scenarios bench/data/blind-scenarios.json \
+    --out bench/results/blind-scenarios.json --bolt-port 7763 --http-port 7764
 """
 
 from __future__ import annotations
@@ -65,7 +69,12 @@ DELETE = """mutation($id: ID!) { deleteMessage(id: $id) { counts } }"""
 FORGET = """mutation($u: String!) { forgetUser(userId: $u) { remaining } }"""
 FACTS = """query($u: String!, $o: Int!) {
   facts(userId: $u, includeInactive: true, limit: 100, offset: $o) {
-    id content validity sourceMessageIds } }"""
+    id content validity sourceMessageIds%s } }"""
+# Fact.subject (issue 37) is read when the API has it: its name, and its kind and aliases
+# when its type has them; without it every Fact counts as the user's.
+TYPE_FIELDS = """query($t: String!) { __type(name: $t) {
+  fields { name type { name kind ofType { name kind ofType { name } } } } } }"""
+SUBJECT_FIELDS = ("name", "kind", "aliases")
 TOPICS = """query($u: String!, $o: Int!) {
   topics(userId: $u, limit: 100, offset: $o) {
     name factCount summaryCount
@@ -131,6 +140,37 @@ async def ingest(gql: Client, case: dict[str, Any], per_message: bool = False) -
         await gql(DELETE, id=message_id(case, case["delete_message"]))
 
 
+def _type_name(t: dict[str, Any] | None) -> str | None:
+    while t is not None and t.get("name") is None:
+        t = t.get("ofType")
+    return None if t is None else t.get("name")
+
+
+async def subject_selection(gql: Client) -> str:
+    """The selection of Fact.subject this API serves ("" when it has none)."""
+    fact = (await gql(TYPE_FIELDS, t="Fact"))["__type"]
+    field = next((f for f in fact["fields"] if f["name"] == "subject"), None)
+    kind = _type_name(field["type"]) if field else None
+    if kind is None:
+        return ""
+    subject = (await gql(TYPE_FIELDS, t=kind))["__type"]
+    names = [f["name"] for f in subject["fields"] or [] if f["name"] in SUBJECT_FIELDS]
+    return f" subject {{ {' '.join(names)} }}" if "name" in names else ""
+
+
+def fact_view(f: dict[str, Any], prefix: str) -> FactView:
+    subject = f.get("subject") or {}
+    return FactView(
+        f["id"],
+        f["content"],
+        f["validity"],
+        tuple(s.removeprefix(prefix) for s in f["sourceMessageIds"]),
+        subject.get("name"),
+        subject.get("kind"),
+        tuple(subject.get("aliases") or ()),
+    )
+
+
 async def paged(gql: Client, document: str, field: str, user: str) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     while True:
@@ -149,18 +189,10 @@ async def recall_view(gql: Client, user: str, query: str, now: str | None) -> Re
     return RecallView(query, r["formattedContext"], tuple(sorted(ids)))
 
 
-async def observe(gql: Client, case: dict[str, Any]) -> Observed:
+async def observe(gql: Client, case: dict[str, Any], subject: str = "") -> Observed:
     user = case["user"]
     prefix = f"{user}:"
-    facts = [
-        FactView(
-            f["id"],
-            f["content"],
-            f["validity"],
-            tuple(s.removeprefix(prefix) for s in f["sourceMessageIds"]),
-        )
-        for f in await paged(gql, FACTS, "facts", user)
-    ]
+    facts = [fact_view(f, prefix) for f in await paged(gql, FACTS % subject, "facts", user)]
     topics = await paged(gql, TOPICS, "topics", user)
     checks = case["checks"]
     seen = Observed(
@@ -171,6 +203,7 @@ async def observe(gql: Client, case: dict[str, Any]) -> Observed:
             for t in topics
             for s in t["summaries"]
         ],
+        subjects_read=bool(subject),
     )
     for spec in checks.get("recall", []):
         seen.recalls.append(await recall_view(gql, user, spec["query"], spec.get("now")))
@@ -219,8 +252,11 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             await rt.memory.drain(settings.process_timeout_s)  # nothing should be left
             t_ingest = time.perf_counter() - t0
             t0 = time.perf_counter()
+            subject = await subject_selection(gql)
+            if not subject:
+                log("this API has no Fact.subject: every Fact counts as the user's")
             for case in chosen:
-                seen = await observe(gql, case)
+                seen = await observe(gql, case, subject)
                 checks = run_checks(case["checks"], seen)
                 results.append(case_result(case, checks, seen))
             t_check = time.perf_counter() - t0
@@ -250,6 +286,7 @@ def case_result(case: dict[str, Any], checks: list[CheckResult], seen: Observed)
         "checks_total": len(checks),
         "checks": [asdict(c) for c in checks],
         "facts": [asdict(f) for f in seen.facts],
+        "subjects_read": seen.subjects_read,
         "topics": [asdict(t) for t in seen.topics],
         "summaries": [asdict(s) for s in seen.summaries],
         "recalls": [{"query": r.query, "context": r.context} for r in seen.recalls],
@@ -354,11 +391,16 @@ def report(res: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _about(f: dict[str, Any]) -> str:
+    return f"  (about {f['subject']})" if f.get("subject") else ""
+
+
 def dump(c: dict[str, Any]) -> str:
     """--verbose: everything read back for one case."""
     lines = [f"=== {c['name']} ({c['lang']}, {c['domain']})", "facts:"]
     lines += [
-        f"  {f['validity']:<10} {f['content']}  [{', '.join(f['sources'])}]" for f in c["facts"]
+        f"  {f['validity']:<10} {f['content']}  [{', '.join(f['sources'])}]{_about(f)}"
+        for f in c["facts"]
     ]
     lines.append("topics: " + ", ".join(f"{t['name']} ({t['facts']})" for t in c["topics"]))
     lines.append("summaries:")

@@ -13,14 +13,18 @@ from bench.scenario_checks import (
     SummaryView,
     TopicView,
     current_lines,
+    fact_about,
+    fact_cites,
     fact_has,
     facts_from_m1_at_least,
     marks_superseded,
     max_active_facts,
     no_active_fact_has,
     no_summary_has,
+    no_user_fact_has,
     recall,
     recall_as_user,
+    recall_order,
     run_checks,
     superseded_fact_has,
     topic_count_at_most,
@@ -154,3 +158,115 @@ def test_run_checks_counts_every_unit() -> None:
     assert len(results) == 10 and all(r.passed for r in results)
     with pytest.raises(ValueError, match="unknown check kinds"):
         run_checks({"fact_hass": []}, seen)
+
+
+# the user's world (issue 37): facts with subjects, answers citing the question
+NEPHEW = FactView(
+    "f5", "用户的外甥阿杰今年19岁", "active", ("m2",), "外甥阿杰", "person", ("外甥", "阿杰")
+)
+OWN_AGE = FactView("f6", "用户今年41岁", "active", ("m3",), None)
+SELF_NAMED = FactView("f7", "The user swims 40 laps on Sundays", "active", ("m4",), "User", "user")
+NEIGHBOUR = FactView(
+    "f8", "The user's neighbour feeds pigeons daily", "active", ("m5",), "neighbour"
+)
+OLD_NEIGHBOUR = FactView(
+    "f9", "The user's neighbour feeds ducks", "superseded", ("m1",), "neighbour"
+)
+ANSWER = FactView("f10", "The user wants the gutters cleared twice a year", "active", ("m6", "m7"))
+WORLD = [NEPHEW, OWN_AGE, SELF_NAMED, NEIGHBOUR, OLD_NEIGHBOUR, ANSWER]
+
+
+def test_a_fact_is_the_users_without_a_subject_or_with_the_user_as_subject() -> None:
+    assert OWN_AGE.about_user and SELF_NAMED.about_user and ANSWER.about_user
+    assert not NEPHEW.about_user and not NEIGHBOUR.about_user
+    assert NEPHEW.subject_names() == ("外甥阿杰", "外甥", "阿杰") and OWN_AGE.subject_names() == ()
+
+
+def test_fact_about_matches_subject_name_or_alias_on_an_active_fact() -> None:
+    specs: list[dict[str, Any]] = [
+        {"subject": "阿杰", "has": ["19"]},  # an alias
+        {"subject": ["nephew", "外甥"], "has": ["19", "岁"]},  # alternatives
+        {"subject": "NEIGHBOUR", "has": ["pigeons"]},
+        {"subject": "neighbour", "has": ["ducks"]},  # only superseded
+        {"subject": "外甥", "has": ["41"]},  # the user's own age
+        {"subject": "user", "has": ["41"]},  # the user is no entity of the user's world
+    ]
+    results = fact_about(WORLD, specs)
+    assert passed(results) == [True, True, True, False, False, False]
+    assert "(about the user)" in results[4].found
+    (r,) = fact_about([OWN_AGE], [{"subject": "外甥", "has": ["41"]}], subjects_read=False)
+    assert r.found.startswith("the API gives no Fact.subject")
+
+
+def test_no_user_fact_has_ignores_other_peoples_facts() -> None:
+    assert passed(no_user_fact_has(WORLD, ["pigeons", "19", "41", "LAPS"])) == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    # superseded facts of the user do not count
+    old = FactView("f11", "用户以前养鸽子", "superseded", ("m1",))
+    assert passed(no_user_fact_has([old], ["鸽子"])) == [True]
+
+
+def test_fact_cites_wants_every_source_on_one_active_fact() -> None:
+    specs: list[dict[str, Any]] = [
+        {"has": ["gutters", "twice"], "sources": ["m6", "m7"]},
+        {"has": ["gutters"], "sources": ["m7"]},
+        {"has": ["gutters"], "sources": ["m5", "m7"]},  # m5 is another fact's
+        {"has": ["ducks"], "sources": ["m1"]},  # superseded
+    ]
+    results = fact_cites(WORLD, specs)
+    assert passed(results) == [True, True, False, False]
+    assert "cites ['m6', 'm7']" in results[2].found
+
+
+def test_recall_order_wants_the_first_string_above_the_second() -> None:
+    context = "- [m_19] 外甥阿杰今年19岁\n- [m_77] 阿杰的邮箱是 jie@example.net"
+    view = RecallView("阿杰多大？", context, ("m_19", "m_77"))
+    results = recall_order(
+        view, [["19岁", "邮箱"], ["邮箱", "19岁"], ["19", "微信"], ["微信", "19"]], 2
+    )
+    assert passed(results) == [True, False, True, False]
+    assert all(r.kind == "recall" and r.query == 2 for r in results)
+    # "19" only inside a cited id is not there
+    (r,) = recall_order(RecallView("q", "- [m_19] 邮箱", ("m_19",)), [["19", "邮箱"]], 0)
+    assert not r.passed
+
+
+def test_run_checks_runs_the_world_checks() -> None:
+    checks = {
+        "fact_about": [{"subject": "阿杰", "has": ["19"]}],
+        "no_user_fact_has": ["pigeons"],
+        "fact_cites": [{"has": ["gutters"], "sources": ["m6", "m7"]}],
+        "recall": [{"query": "q", "must": ["19"], "before": [["19", "邮箱"]]}],
+    }
+    seen = Observed(facts=WORLD, recalls=[RecallView("q", "19 then 邮箱")])
+    results = run_checks(checks, seen)
+    assert [r.kind for r in results] == [
+        "recall",
+        "recall",
+        "fact_about",
+        "no_user_fact_has",
+        "fact_cites",
+    ]
+    assert all(r.passed for r in results)
+
+
+def test_the_runner_reads_a_facts_subject_when_the_api_gives_one() -> None:
+    from bench.scenarios import _type_name, fact_view
+
+    row: dict[str, Any] = {
+        "id": "f1",
+        "content": "The user's aunt Wen keeps koi",
+        "validity": "active",
+        "sourceMessageIds": ["u1:m3"],
+        "subject": {"name": "aunt Wen", "kind": "person", "aliases": ["aunt", "Wen"]},
+    }
+    f = fact_view(row, "u1:")
+    assert f.sources == ("m3",) and f.subject_names() == ("aunt Wen", "aunt", "Wen")
+    assert fact_view({**row, "subject": None}, "u1:").about_user
+    assert fact_view({k: v for k, v in row.items() if k != "subject"}, "u1:").about_user
+    nested = {"name": None, "kind": "NON_NULL", "ofType": {"name": "Entity", "kind": "OBJECT"}}
+    assert _type_name(nested) == "Entity" and _type_name(None) is None
