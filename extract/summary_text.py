@@ -76,7 +76,9 @@ def _split_subject(content: str, lang: Lang) -> tuple[str | None, str]:
     text = content.strip().rstrip(_TRAIL)
     if lang == "zh":
         m = _ZH_USER.match(text)
-        return ("该用户", text[m.end() :].strip()) if m else (None, text)
+        if m is None or text[m.end() : m.end() + 1] == "的":
+            return None, text  # "用户的表弟…": about the cousin, not the user
+        return "该用户", text[m.end() :].strip()
     m = _EN_USER.match(text)
     if m:
         return "The user", text[m.end() :]

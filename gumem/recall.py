@@ -50,8 +50,9 @@ REJECTED_WEIGHT = 0.8
 # A statement about someone else that gave no Fact (their taste, an anecdote) is their
 # matter: ranked well below the user's own memory unless the query names them.
 OTHERS_WEIGHT = 0.3
-# A rejected turn is shown only when its weighted score reaches this share of the best
-# evidence score: the floor lifts what matches, it does not pad a small memory's context.
+# A rejected turn is shown only when its own weighted match reaches this share of the best
+# own match (before a Fact and its turn add up): the floor lifts what matches the query, it
+# does not pad a small memory's context.
 FLOOR_SHOW = 0.5
 
 
@@ -78,6 +79,7 @@ class Ranked:
     lexical: int | None
     entity: int | None = None  # its rank among the Facts about an entity the query names
     about: str | None = None  # that entity's name
+    own: float = 0.0  # its fused score from its own match alone (no turn or session gain)
 
     def why(self) -> str:
         parts = [
@@ -141,7 +143,8 @@ def _fuse(
         score = (weights.dense / (RRF_K + d) if d else 0.0) + (
             weights.lexical / (RRF_K + lx) if lx else 0.0
         )
-        out.append(Ranked(score * (scale or {}).get(i, 1.0), kind, i, d, lx))
+        weighted = score * (scale or {}).get(i, 1.0)
+        out.append(Ranked(weighted, kind, i, d, lx, own=weighted))
     out.sort(key=lambda r: (-r.score, r.id))
     return out
 
@@ -351,7 +354,7 @@ def assemble(
     turns from another speaker's)."""
     corrected = c.corrected
     lang = detect_lang(query)
-    best = max((r.score for r in p.evidence), default=0.0)
+    best = max((r.own for r in p.evidence), default=0.0)
     rejected = {m.message_id for m in [*c.messages, *c.message_hits] if m.rejected}
     # the evidence that bears on the query: what could be shown within the limit
     score_of = {r.id: r.score for r in p.evidence[: p.limit]}
@@ -390,7 +393,7 @@ def assemble(
                 )
             )
             cited.update(sources)
-        elif r.kind == "message" and r.id in rejected and r.score < FLOOR_SHOW * best:
+        elif r.kind == "message" and r.id in rejected and r.own < FLOOR_SHOW * best:
             continue
         elif r.kind == "message" and (r.id not in cited or _says_more(r.id, messages, facts)):
             m = messages[r.id]

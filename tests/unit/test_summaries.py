@@ -407,3 +407,12 @@ def test_match_previous_pairs_by_overlap() -> None:
     b = build_summaries("t", [make_fact("b1", "y one", session="q", minutes=5000)], NOW)[0]
     pairs = match_previous([a, b], {"old-1": ["a1", "a2", "gone"], "old-2": ["zzz"]})
     assert pairs == {summary_key("t", ["a1", "a2"]): "old-1"}
+
+
+def test_a_fact_about_someone_else_keeps_its_subject_in_a_summary() -> None:
+    facts = [
+        make_fact("f1", "用户今年41岁", lang="zh"),
+        make_fact("f2", "用户的外甥今年12岁", lang="zh", minutes=1),
+    ]
+    text = _one(facts, "个人信息").content
+    assert "用户的外甥" in text and "；的" not in text, text
