@@ -4,11 +4,13 @@ PY := .venv/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 LOCOMO_OUT ?= bench/results/locomo.json
+MEMDAILY ?= ../shared/data/memdaily
+MEMDAILY_OUT ?= bench/results/memdaily.json
 SCENARIOS ?= ../shared/data/scenarios/dev.json
 SCENARIOS_OUT ?= bench/results/scenarios.json
 SRC := core gumem graph api extract tools tests bench
 
-.PHONY: install models run test test-unit test-reliability check format format-check lint types neo4j-stop bench bench-locomo bench-load bench-workers eval-scenarios schema
+.PHONY: install models run test test-unit test-reliability check format format-check lint types neo4j-stop bench bench-locomo bench-memdaily bench-load bench-workers eval-scenarios schema
 
 install: .venv/.installed
 
@@ -60,6 +62,11 @@ bench: install models
 
 bench-locomo: install models
 	$(PY) -m bench.locomo --data $(LOCOMO) --out $(LOCOMO_OUT)
+
+# MemDaily (Chinese personal-assistant memory): GUMem beside BM25 (jieba), dense and RRF
+# over the same messages, per question type and entity domain (MEMDAILY_FLAGS="--per-file N")
+bench-memdaily: install models
+	$(PY) -m bench.memdaily --data $(MEMDAILY) --out $(MEMDAILY_OUT) $(MEMDAILY_FLAGS)
 
 # issue 19: mixed load on a uvicorn API (8 and 32 clients, 60 s each) and full processing by
 # 1, 2 and 4 `gumem worker` processes (600 messages); each on its own Neo4j (bolt 7690 unless
