@@ -244,7 +244,7 @@ def test_small_talk_questions_hypotheticals_and_wishes_give_no_fact(
     [
         ("我表妹下个月8号办婚礼。", "表妹"),
         ("我表妹下周六要参加钢琴考级。", "表妹"),
-        ("我婆婆周六过来。", "婆婆"),
+        ("我婆婆下周六过来。", "婆婆"),
         ("My cousin is flying to Lisbon on June 9.", "cousin"),
         ("My cousin will fly to Lisbon on June 9.", "cousin"),
     ],
