@@ -128,9 +128,9 @@ def test_not_the_users_facts_are_dropped_with_a_reason(
 @pytest.mark.parametrize(
     ("text", "subject"),
     [
-        ("My uncle swears by his old Nokia.", "uncle"),
+        ("My uncle's email is rook@example.net.", "uncle"),
         ("My roommate Priya hates cilantro.", "roommate Priya"),
-        ("我表哥喜欢越野车", "表哥"),
+        ("我表哥的工作单位是市档案馆", "表哥"),
     ],
 )
 def test_a_third_party_s_statement_is_their_fact(
@@ -143,13 +143,38 @@ def test_a_third_party_s_statement_is_their_fact(
     assert fact.kind == "fact" and fact.polarity == "neutral", fact
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("My uncle swears by his old Nokia.", "uncle"),
+        ("我表哥喜欢越野车", "表哥"),
+    ],
+)
+def test_a_third_party_s_taste_is_evidence_only(
+    en_nlp: Language, zh_nlp: Language, text: str, name: str
+) -> None:
+    """Issue 37: someone else's taste is neither the user's Fact nor theirs; the rejection
+    names them, so recall can still weigh the turn."""
+    result = run(en_nlp, zh_nlp, text)
+    assert result.facts == (), result.facts
+    (why,) = [r.reason for r in result.rejections]
+    assert why.startswith(f"about someone else ({name})"), why
+
+
 def test_the_users_own_clause_survives_next_to_a_third_party(
     en_nlp: Language, zh_nlp: Language
 ) -> None:
-    result = run(en_nlp, zh_nlp, "My brother loves his Vespa but I dislike scooters.")
+    result = run(en_nlp, zh_nlp, "My brother is diabetic but I love desserts.")
     mine = [f.content for f in result.facts if f.subject is None]
-    assert mine == ["The user dislikes scooters"]
+    assert mine == ["The user loves desserts"]
     (his,) = [f for f in result.facts if f.subject is not None]
-    assert his.subject == "brother" and his.content.startswith("The user's brother loves")
+    assert his.subject == "brother" and his.content == "The user's brother is diabetic"
+    assert his.kind == "constraint", his
+    # next to someone else's taste (evidence only), the user's own clause is still kept
+    result = run(en_nlp, zh_nlp, "My brother loves his Vespa but I dislike scooters.")
+    assert [f.content for f in result.facts] == ["The user dislikes scooters"]
+    assert [r.reason.startswith("about someone else (brother)") for r in result.rejections] == [
+        True
+    ], result.rejections
     (own,) = run(en_nlp, zh_nlp, "I take the bus to work.", speaker="Ana", self=True).facts
     assert own.content.startswith("Ana")
