@@ -371,7 +371,7 @@ def _value_en(value: str) -> str:
 
 def _wh_phrase(w: Token) -> tuple[list[Token], int, int, Token]:
     """The wh-word's phrase (tokens in order) and the [first, last] index of its core, the
-    part the answer's value replaces ("how far" in "how far from the station")."""
+    part the answer's value replaces ("how far" in "how far from it")."""
     root, core_end = w, w.i
     if w.lower_ == "how" and w.head.pos_ in ("ADJ", "ADV") and w.head.i == w.i + 1:
         root = core_end_tok = w.head

@@ -197,15 +197,18 @@ def _analyse(
         if _condition(text, lang):
             kind = "constraint"  # "<P> has diabetes": a constraint to respect for them
         slot, value = subject_slot(about.subject, text, slot, value, lang)
-        reason = _not_stored_about(about.subject, kind, slot, _reports_an_event(text, toks))
-        if reason:
-            return _reject(msg, reason, raw.strip())
+        taste = kind == "preference"
         kind, polarity = _KIND_ABOUT.get(kind, kind), "neutral"
         dated = (
             time_range(text, msg.timestamp, future=True) if kind == "fact" and not slot else None
         )
         if dated is not None:  # a dated event of theirs ("<P> 下个月 12 号 V")
             kind = "plan" if dated[0] > msg.timestamp else "timeline"
+        reason = _not_stored_about(
+            about.subject, "preference" if taste else kind, slot, _reports_an_event(text, toks)
+        )
+        if reason:
+            return _reject(msg, reason, raw.strip())
     anchors = _anchors(text, msg.metadata)
     # "我自己的话，X": the lead names the user as the topic of X
     topic = zh and zh_grammar.topic_led(doc_text(doc)[clause.start : start])
@@ -311,7 +314,8 @@ def _household(subject: Subject) -> bool:
     )
 
 
-_DONE_ZH = rx.compile(r"[\u4e00-\u9fff][了过](?:[一两几这那个\u4e00-\u9fff]|$)")
+# a verb with 了/过 and what it did or got ("点了三份", "买过一台"): a reported event
+_DONE_ZH = rx.compile(r"[\u4e00-\u9fff][了过][一二两三四五六七八九十几这那个份台本只件次趟]")
 
 
 def _reports_an_event(text: str, toks: list[Token]) -> bool:
@@ -319,7 +323,7 @@ def _reports_an_event(text: str, toks: list[Token]) -> bool:
     season", "bought"), not how things stand."""
     if not toks:
         return bool(_DONE_ZH.search(text))
-    return any(t.tag_ == "VBD" or (t.tag_ == "VBN" and t.dep_ != "amod") for t in toks)
+    return any(t.tag_ == "VBD" for t in toks)
 
 
 def _not_stored_about(
@@ -329,13 +333,13 @@ def _not_stored_about(
 
     What can shape an answer, a plan or a risk for the user is stored: an attribute of
     theirs (a slot: age, contact, job, place), a constraint (an allergy, a condition), an
-    event with its date, how someone the user lives with (or their pet) is and behaves.
+    event to come, how someone the user lives with (or their pet) is and behaves.
     Their tastes, anecdotes and advice, and the habits of people outside the household,
     stay searchable evidence only: unconfirmed for the user, and their own matter (the
     reason names them, so recall can weigh the turn when a query does)."""
     if subject.kind not in ("person", "pet") or slot:
         return None
-    if kind in ("constraint", "plan", "timeline"):
+    if kind in ("constraint", "plan"):
         return None
     if kind in ("behavior_pattern", "fact") and _household(subject) and not event:
         return None
