@@ -31,6 +31,7 @@ from extract.chat_tokens import (
     _tokens,
 )
 from extract.nlp import doc_text
+from extract.slots import cut_zh
 from extract.types import Lang
 
 # --- segmentation ---------------------------------------------------------------------------
@@ -177,7 +178,9 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
         bound = (
             lang == "zh"
             and prev is not None
-            and (_bound_zh(doc, prev, p) or _of_prev_zh(doc, prev, p))
+            and (
+                _bound_zh(doc, prev, p) or _of_prev_zh(doc, prev, p) or _of_object_zh(doc, prev, p)
+            )
         )
         if prev is not None and (prev.open or filler or bound or not standalone(doc, p)):
             prev.end, prev.open = p.end, p.open and prev.open
@@ -202,3 +205,23 @@ def _of_prev_zh(doc: Doc, prev: _Piece, p: _Piece) -> bool:
         return False
     about = subject_zh(_strip(doc, prev.start, prev.end, "zh")[2])
     return about is not None and about.kind in ("person", "pet")
+
+
+def _of_object_zh(doc: Doc, prev: _Piece, p: _Piece) -> bool:
+    """A clause opening straight with its verb after one that ends with a thing (its
+    object) goes on about that thing ("用 X，跑在 Y 上", "买了 X，放在 Y"): bound to it,
+    not a new statement with the user as its subject."""
+    words = [(w, f) for w, f in cut_zh(_strip(doc, p.start, p.end, "zh")[2]) if w.strip()]
+    if not words or words[0][1][:1] != "v":
+        return False
+    before = [
+        (w, f)
+        for w, f in cut_zh(_strip(doc, prev.start, prev.end, "zh")[2])
+        if w.strip() and f != "x"
+    ]
+    if not before or not (before[-1][1][:1] == "n" or before[-1][1] == "eng"):
+        return False
+    return not any(w in _COPULAS_ZH for w, _f in before)  # "我是 X，住在 Y": X is no object
+
+
+_COPULAS_ZH = frozenset({"是", "叫", "当", "做", "成为", "担任"})

@@ -214,3 +214,11 @@ def test_dropped_subject_zh(run: Run) -> None:
     facts = run("我是一名产品经理，住在杭州").facts
     assert [(f.slot, f.value) for f in facts] == [("job", "产品经理"), ("home_city", "Hangzhou")]
     assert facts[1].content == "用户住在杭州"
+
+
+def test_a_verb_led_clause_goes_on_about_the_object_before_it(run: Run) -> None:
+    """Tightly bound: "X 用 Y，跑在 Z 上" is one Fact, not "the user runs on Z"."""
+    facts = run("我家的路由器用 OpenWrt，跑在一台旧笔记本上。").facts
+    assert len(facts) == 1 and "旧笔记本" in facts[0].content and "OpenWrt" in facts[0].content
+    parts = run("我是一名护士，住在苏州").facts
+    assert [f.content for f in parts][-1] == "用户住在苏州", "a predicate noun is no object"
