@@ -43,6 +43,7 @@ __all__ = ["Item", "Recall", "Weights", "assemble", "dated", "format_context", "
 LONG_TERM_KINDS = ("identity", "preference")
 RRF_K = 20
 MAX_SUMMARIES = 3
+SUMMARY_LEADS = True
 # The evidence floor: a user's turn that gave no Fact because extraction judged it no memory
 # (small talk, a question, a hypothetical) is still ranked, at this share of its score: an
 # extraction miss never becomes a recall miss, and a turn that did give a Fact leads a tie.
@@ -61,7 +62,9 @@ class Weights:
     dense: float = 1.0
     lexical: float = 1.0
     summary: float = 0.8
-    turn: float = 1.0  # how much a Fact and the turn it cites add to each other's score
+    # how much a Fact and the turn it cites add to each other's score: 0, they are two views
+    # of one statement, so a statement that gave a Fact does not outrank one that gave none
+    turn: float = 0.0
     session: float = 0.1  # how much a session's best evidence adds to its turns (0: off)
     rejected: float = REJECTED_WEIGHT  # a turn extraction found no memory in: its score scale
     others: float = OTHERS_WEIGHT  # one about someone else the query does not name
@@ -229,8 +232,6 @@ def rank_evidence(
         if m.rejected
     }
     fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights)
-    if not weights.turn:
-        return fused
     cites: dict[str, list[str]] = {}
     for f in [*c.fact_near, *c.fact_hits, *c.entity_facts]:
         cites.setdefault(f.id, list(f.sources))
@@ -362,7 +363,7 @@ def assemble(
     messages = {m.message_id: m for m in [*c.messages, *c.message_hits]}
     mid: list[Item] = []
     cited: set[str] = set()
-    lead, rest = p.summaries[:1], p.summaries[1:]
+    lead, rest = (p.summaries[:1], p.summaries[1:]) if SUMMARY_LEADS else ([], p.summaries)
     queue: list[tuple[Ranked, SummaryCandidate | None]] = [*lead]
     queue += sorted([*rest, *((r, None) for r in p.evidence)], key=lambda t: -t[0].score)
     for r, s in queue:

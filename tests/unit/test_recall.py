@@ -349,12 +349,13 @@ def test_a_fact_and_the_turn_it_cites_add_up() -> None:
         fact_near=[near("a", 0.90) | {"sources": ["m-a"]}, near("b", 0.95)],
         messages=[msg("m-a", mv=0.80), msg("m-x", mv=0.93)],
     )
-    ranked = rank_evidence(c, None, W)
-    assert [r.id for r in ranked][:2] == ["a", "m-a"], "found twice, ranked first"
-    alone = rank_evidence(c, None, Weights(turn=0.0))
-    assert [r.id for r in alone] == ["b", "m-x", "a", "m-a"]
-    p = plan(c, None, 8, W)
-    r = assemble(p, c, {f: fact(f) for f in p.fact_ids()}, "q", W)
+    added = Weights(turn=1.0)
+    ranked = rank_evidence(c, None, added)
+    assert [r.id for r in ranked][:2] == ["a", "m-a"], "with the turn weight: found twice, first"
+    alone = rank_evidence(c, None, W)
+    assert [r.id for r in alone] == ["b", "m-x", "a", "m-a"], "by default two views, one rank each"
+    p = plan(c, None, 8, added)
+    r = assemble(p, c, {f: fact(f) for f in p.fact_ids()}, "q", added)
     assert [it.id for it in r.mid_term] == ["a", "b", "m-x"], "the cited turn is not repeated"
 
 
