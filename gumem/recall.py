@@ -21,6 +21,7 @@ from datetime import datetime
 from extract import rx
 from extract.decay import rank_factor
 from extract.lang import detect_lang
+from extract.packs import current as current_pack
 from extract.timecues import Window
 from graph.recall import (
     Candidates,
@@ -316,12 +317,37 @@ _SOMEONE_ELSE = rx.compile(
 
 def _rejected_scale(m: MessageCandidate, query: str, weights: Weights) -> float:
     """The weight of a turn extraction found no memory in: `weights.rejected`, or for a
-    statement about someone else (another person's taste, an anecdote) `weights.others`
-    unless the query names that person, when it counts in full."""
+    statement about someone else (another person's taste, an anecdote) in full when the
+    query names that person, `weights.rejected` when it asks about someone ("那个…的人",
+    "who", "my colleagues"), else `weights.others`: a query about the user's own matters
+    is not answered with someone else's taste."""
     found = _SOMEONE_ELSE.match(m.rejected_reason or "")
     if found is None:
         return weights.rejected
-    return 1.0 if _names(found.group("who"), query) else weights.others
+    if _names(found.group("who"), query):
+        return 1.0
+    return weights.rejected if asks_about_others(query) else weights.others
+
+
+# closed-class words that point at a person other than the user
+_OTHERS_ZH = ("人", "谁", "他", "她", "它")
+_OTHERS_EN = frozenset(
+    {"who", "whom", "whose", "he", "she", "him", "her", "his", "hers", "they", "them",
+     "their", "someone", "somebody", "anyone", "anybody", "people", "person"}
+)  # fmt: skip
+
+
+def asks_about_others(query: str) -> bool:
+    """Whether a query asks about someone other than the user: a person word (the pack's
+    `people`, `household`) or a third-person pronoun, "人", "who"."""
+    pack = current_pack()
+    low = query.lower()
+    words = set(_WORDS.findall(low))
+    if any(ch in low for ch in _OTHERS_ZH) or words & _OTHERS_EN:
+        return True
+    zh = [*pack.people.get("zh", ()), *pack.household.get("zh", ())]
+    en = {w.lower() for w in [*pack.people.get("en", ()), *pack.household.get("en", ())]}
+    return any(w in low for w in zh) or bool(words & en)
 
 
 def _names(who: str, query: str) -> bool:

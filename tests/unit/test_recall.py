@@ -7,6 +7,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from extract.timecues import Window
 from graph.recall import Candidates, FactCandidate, Hit, MessageCandidate, SummaryCandidate
 from graph.records import StoredFact, StoredMessage
@@ -480,3 +482,23 @@ def test_someone_elses_turn_counts_in_full_only_when_the_query_names_them() -> N
     assert named.evidence[0].id == "m2", "the query names her: her turn counts in full"
     shown = assemble(named, c, {}, "what does my aunt like?", W)
     assert "about someone else" in shown.mid_term[0].reason
+
+
+def test_a_query_about_someone_weighs_others_turns_as_any_rejected_turn() -> None:
+    from gumem.recall import asks_about_others
+
+    assert asks_about_others("那个住在海边的人，平时喜欢做什么？")
+    assert asks_about_others("Who in my family likes jazz?")
+    assert not asks_about_others("What should I cook tonight?")
+    taste = msg(
+        "m2",
+        role="user",
+        event_type="message",
+        rejected=True,
+        rejected_reason="about someone else (nephew): their taste, anecdote or advice",
+        mv=0.95,
+    )
+    c = own_candidates(cands(messages=[taste]), "u1")
+    asked = plan(c, None, 8, W, "who likes kites?").evidence[0]
+    mine = plan(c, None, 8, W, "what should I buy?").evidence[0]
+    assert asked.own == pytest.approx(mine.own * W.rejected / W.others)
