@@ -37,23 +37,16 @@ def carried(
     at Y instead" over "… at X on Saturday" → "… at Y on Saturday"), and each updated
     quantity inside a Fact of several attributes with the rest carried ("budget is now 6k"
     over "3 bedrooms, budget 5k a month" → "3 bedrooms, budget 6k a month")."""
-    out = []
+    texts: dict[str, str] = {}
     for n in new:
         old = contents.get(replaces.get(n.fact_id, ""))
         keep = carry_over if n.draft.lang == "zh" else carry_over_en
-        text = (
-            (keep(n.draft.content, old) or carry_quantity(n.draft.content, old, n.draft.value))
-            if old
-            else None
+        text = old and (
+            keep(n.draft.content, old) or carry_quantity(n.draft.content, old, n.draft.value)
         )
         if text:
-            n = replace(
-                n,
-                draft=replace(n.draft, content=text),
-                parts=tuple(replace(p, content=text) for p in n.parts),
-            )
-        out.append(n)
-    return out
+            texts[n.fact_id] = text
+    return reworded(new, texts)
 
 
 def reworded(new: list[NewFact], contents: dict[str, str]) -> list[NewFact]:
