@@ -17,10 +17,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 
 from extract import rx
 from extract.decay import rank_factor
 from extract.lang import detect_lang
+from extract.packs import Pack
 from extract.packs import current as current_pack
 from extract.timecues import Window
 from graph.recall import (
@@ -340,14 +342,19 @@ _OTHERS_EN = frozenset(
 def asks_about_others(query: str) -> bool:
     """Whether a query asks about someone other than the user: a person word (the pack's
     `people`, `household`) or a third-person pronoun, "人", "who"."""
-    pack = current_pack()
     low = query.lower()
     words = set(_WORDS.findall(low))
     if any(ch in low for ch in _OTHERS_ZH) or words & _OTHERS_EN:
         return True
-    zh = [*pack.people.get("zh", ()), *pack.household.get("zh", ())]
-    en = {w.lower() for w in [*pack.people.get("en", ()), *pack.household.get("en", ())]}
+    zh, en = _people_words(current_pack())
     return any(w in low for w in zh) or bool(words & en)
+
+
+@lru_cache(maxsize=8)
+def _people_words(pack: Pack) -> tuple[tuple[str, ...], frozenset[str]]:
+    zh = (*pack.people.get("zh", ()), *pack.household.get("zh", ()))
+    en = frozenset(w.lower() for w in (*pack.people.get("en", ()), *pack.household.get("en", ())))
+    return zh, en
 
 
 def _names(who: str, query: str) -> bool:
