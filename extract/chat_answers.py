@@ -103,9 +103,10 @@ _PICK_ZH = rx.compile(
     r"选\s*(?P<s>[一二三四五六七八九十\d]{1,2})|(?P<first>前者|前一个)|"
     r"(?P<last>后者|后一个|最后一个|最后那个)"
 )
-# list markers: "1. X", "2) Y", "A、Z", "①", at a line's start or after a space
+# list markers: "1. X", "2) Y", "A、Z", "①", at a line's start, after a space or after the
+# punctuation that ends the option before ("；2. Y")
 _MARKER = rx.compile(
-    r"(?:^|[\n\s：:])(?P<label>\d{1,2}|[A-Ha-h]|[①②③④⑤⑥⑦⑧⑨])(?:[.)、：:）]|\s*[)）])\s*"
+    r"(?:^|[\n\s：:；;，,。])(?P<label>\d{1,2}|[A-Ha-h]|[①②③④⑤⑥⑦⑧⑨])(?:[.)、：:）]|\s*[)）])\s*"
 )
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨"
 _OPTION_END = rx.compile(r"[\n？?！!。；;]|\.\s")
@@ -747,6 +748,25 @@ def _fact(
     return Answer(Extraction(facts=(_draft(msg, content, lang, nlp, kind),)), whole=whole)
 
 
+_FIRST_CLAUSE = rx.compile(r"[^，,。；;！!？?]+")
+
+
+def _pick_only(
+    msg: MessageRecord, text: str, zh: bool, lang: Lang, en_nlp: Language, zh_nlp: Language
+) -> Answer | None:
+    """A pick among options the assistant listed as a statement ("Here are three: 1) …")."""
+    options = listed_options(msg.asked or "")
+    head = _FIRST_CLAUSE.match(text)  # "就第二个吧，那天正好有空": the pick leads
+    text = head.group(0) if head else text
+    if not options or not _short(text, zh):
+        return None
+    chosen = _picked(text, options, zh, None if zh else en_nlp(text))
+    if not chosen:
+        return None
+    content = f"{USER_ZH}选择了{chosen}" if zh else f"The user chose {chosen}"
+    return _fact(msg, content, lang, zh_nlp if zh else en_nlp, kind="preference")
+
+
 def answered(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Answer | None:
     """The turn as an answer to the assistant's question before it; None when it is not
     one (no question before it, or a statement of its own)."""
@@ -754,10 +774,12 @@ def answered(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Answer |
         return None
     question = _question(msg.asked)
     text = msg.content.strip()
-    if question is None or not text:
+    if not text:
         return None
     lang: Lang = "zh" if detect_lang(text, default=msg.lang) == "zh" else "en"
     zh = lang == "zh"
+    if question is None:  # options listed without a question: only a pick binds to them
+        return _pick_only(msg, text, zh, lang, en_nlp, zh_nlp)
     q_zh = detect_lang(question, default=lang) == "zh"
     if not _short(text, zh):
         return None

@@ -204,6 +204,8 @@ def _analyse(
         )
         if dated is not None:  # a dated event of theirs ("<P> 下个月 12 号 V")
             kind = "plan" if dated[0] > msg.timestamp else "timeline"
+        if kind == "plan" and dated is None and time_range(text, msg.timestamp) is None:
+            kind = "preference"  # "<P> 一直想去 X": a wish of theirs, no event to come
         reason = _not_stored_about(
             about.subject, "preference" if taste else kind, slot, _reports_an_event(text, toks)
         )

@@ -219,3 +219,16 @@ def test_with_questions_takes_the_assistant_turn_just_before() -> None:
     assert asked == {"a1": None, "u1": "a1", "u2": None, "a2": None, "x1": None, "u3": "a2"}
     assert [r.message_id for r in out] == ["a1", "u1", "u2", "a2", "x1", "u3"]
     assert pickle.loads(pickle.dumps(out[1])) == out[1]  # crosses to the extractor process
+
+
+def test_a_pick_binds_to_options_listed_without_a_question(
+    en_nlp: Language, zh_nlp: Language
+) -> None:
+    asked = "Three rentals nearby: 1) Fjord Kayaks at 9am, 2) Bay Paddle at noon, 3) Isle Rowing."
+    assert _content(_run(asked, "Let's go with the second one.", en_nlp, zh_nlp)) == [
+        "The user chose Bay Paddle at noon"
+    ]
+    asked_zh = "有三家琴行：1. 松声琴行，周三晚上；2. 竹韵琴行，周五下午；3. 听涛琴行，周日上午。"
+    said = _content(_run(asked_zh, "就第三个吧，离家近。", en_nlp, zh_nlp))
+    assert any("听涛琴行" in s and s.startswith("用户选择了") for s in said), said
+    assert listed_options(asked_zh)[1] == "竹韵琴行，周五下午"

@@ -185,3 +185,9 @@ def test_an_in_case_supposition_and_its_consequence_are_no_facts(run) -> None:  
 def test_a_trailing_no_instruction_is_kept(run) -> None:  # type: ignore[no-untyped-def]
     ex = run("Towels get folded in thirds, no fabric softener.")
     assert any("softener" in f.content for f in ex.facts), ex
+
+
+def test_someone_elses_wish_is_no_plan_but_their_dated_trip_is(run) -> None:  # type: ignore[no-untyped-def]
+    assert not run("我同事小杜一直想去冰岛看极光。").facts
+    trip = run("我表妹下个月8号要去上海出差。").facts
+    assert [(f.kind, f.subject) for f in trip] == [("plan", "表妹")]
