@@ -50,6 +50,10 @@ _YES_ZH = rx.compile(
     r"要的|要|对|是|好|嗯嗯|嗯)"
 )
 _NO_ZH = rx.compile(r"^(?:不是|不用|不要|不需要|不必|不对|没有|不了|算了|不行|别|没|不)")
+# a Chinese yes/no question: V不V ("要不要", "是不是", "能不能") or a final 吗
+_YES_NO_Q_ZH = rx.compile(
+    r"(要不要|是不是|能不能|可不可以|会不会|有没有|需不需要|想不想|用不用|好不好|对不对)|吗[？?]?\s*$"
+)
 _NOT_YES_ZH = rx.compile(r"^(?:不错|要不|好像|是不是|对不对|可以吗|行不行)")
 # yes-words, politeness and intensifiers: never an adverb the answer adds
 _PLAIN_EN = {
@@ -798,7 +802,12 @@ def answered(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Answer |
             return _fact(msg, content, lang, nlp, kind="preference")
     if _OFFER_ZH.search(question) if q_zh else qdoc is not None and _offer_en(qdoc):
         return _declined(msg, text, zh)  # "Anything else I can help with?" + "no"
-    wh = bool(_WH_ZH.search(_frame_zh(question))) if q_zh else _has_wh(qdoc)
+    # a yes/no question ("要不要…几瓶…？", "…吗？") asks no wh: its 几/什么 are indefinite
+    wh = (
+        bool(_WH_ZH.search(_frame_zh(question))) and not _YES_NO_Q_ZH.search(question)
+        if q_zh
+        else _has_wh(qdoc)
+    )
     if wh:
         value = _clean_value(text, zh)
         if not value or not (_fragment_zh(value) if zh else _fragment_en(en_nlp(value))):

@@ -232,3 +232,11 @@ def test_a_pick_binds_to_options_listed_without_a_question(
     said = _content(_run(asked_zh, "就第三个吧，离家近。", en_nlp, zh_nlp))
     assert any("听涛琴行" in s and s.startswith("用户选择了") for s in said), said
     assert listed_options(asked_zh)[1] == "竹韵琴行，周五下午"
+
+
+def test_a_deferral_to_a_yes_no_question_fills_nothing(en_nlp: Language, zh_nlp: Language) -> None:
+    """In "要不要…几盆…？" 几 is "a few", not a question word: "再说吧" fills no frame."""
+    assert not _run("要不要再订几盆多肉，放在阳台上？", "再说吧，先不急。", en_nlp, zh_nlp).facts
+    assert _content(_run("您一周去几次健身房？", "三次吧。", en_nlp, zh_nlp)) == [
+        "用户一周去三次健身房"
+    ]
