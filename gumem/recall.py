@@ -229,11 +229,7 @@ def rank_evidence(
             kind_of[i] = kind
     dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
     lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
-    scale = {
-        m.message_id: _rejected_scale(m, query, weights)
-        for m in [*c.messages, *c.message_hits]
-        if m.rejected
-    }
+    scale = _rejected_scales([*c.messages, *c.message_hits], query, weights)
     fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights)
     cites: dict[str, list[str]] = {}
     for f in [*c.fact_near, *c.fact_hits, *c.entity_facts]:
@@ -317,18 +313,31 @@ _SOMEONE_ELSE = rx.compile(
 )
 
 
-def _rejected_scale(m: MessageCandidate, query: str, weights: Weights) -> float:
-    """The weight of a turn extraction found no memory in: `weights.rejected`, or for a
+def _rejected_scales(
+    msgs: Iterable[MessageCandidate], query: str, weights: Weights
+) -> dict[str, float]:
+    """The weight of each turn extraction found no memory in: `weights.rejected`, or for a
     statement about someone else (another person's taste, an anecdote) in full when the
     query names that person, `weights.rejected` when it asks about someone ("那个…的人",
     "who", "my colleagues"), else `weights.others`: a query about the user's own matters
-    is not answered with someone else's taste."""
-    found = _SOMEONE_ELSE.match(m.rejected_reason or "")
-    if found is None:
-        return weights.rejected
-    if _names(found.group("who"), query):
-        return 1.0
-    return weights.rejected if asks_about_others(query) else weights.others
+    is not answered with someone else's taste. The query is read once."""
+    low = query.lower()
+    words = frozenset(_WORDS.findall(low))
+    asked: bool | None = None
+    out: dict[str, float] = {}
+    for m in msgs:
+        if not m.rejected or m.message_id in out:
+            continue
+        found = _SOMEONE_ELSE.match(m.rejected_reason or "")
+        if found is None:
+            out[m.message_id] = weights.rejected
+        elif _names(found.group("who"), low, words):
+            out[m.message_id] = 1.0
+        else:
+            if asked is None:
+                asked = asks_about_others(query)
+            out[m.message_id] = weights.rejected if asked else weights.others
+    return out
 
 
 # closed-class words that point at a person other than the user
@@ -357,16 +366,14 @@ def _people_words(pack: Pack) -> tuple[tuple[str, ...], frozenset[str]]:
     return zh, en
 
 
-def _names(who: str, query: str) -> bool:
-    """Whether the query names a person the way a rejection did ("sister Anna", "同事老王"):
-    one of its Latin words of three letters or more, or two adjacent CJK characters."""
-    q = query.lower()
-    words = [w for w in who.lower().split() if len(w) >= 3 and w.isascii()]
+def _names(who: str, low: str, words: frozenset[str]) -> bool:
+    """Whether a query (lower-cased, and its words) names a person the way a rejection did
+    ("sister Anna", "同事老王"): one of its Latin words of three letters or more, or two
+    adjacent CJK characters."""
+    latin = [w for w in who.lower().split() if len(w) >= 3 and w.isascii()]
     han = "".join(ch for ch in who if ch > "\u3000")
     pairs = [han[i : i + 2] for i in range(len(han) - 1)]
-    return any(w in q.split() or w in _WORDS.findall(q) for w in words) or any(
-        p in q for p in pairs
-    )
+    return any(w in words for w in latin) or any(p in low for p in pairs)
 
 
 def assemble(
