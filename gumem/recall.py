@@ -46,7 +46,6 @@ __all__ = ["Item", "Recall", "Weights", "assemble", "dated", "format_context", "
 LONG_TERM_KINDS = ("identity", "preference")
 RRF_K = 20
 MAX_SUMMARIES = 3
-SUMMARY_LEADS = True
 # The evidence floor: a user's turn that gave no Fact because extraction judged it no memory
 # (small talk, a question, a hypothetical) is still ranked, at this share of its score: an
 # extraction miss never becomes a recall miss, and a turn that did give a Fact leads a tie.
@@ -403,7 +402,7 @@ def assemble(
     messages = {m.message_id: m for m in [*c.messages, *c.message_hits]}
     mid: list[Item] = []
     cited: set[str] = set()
-    lead, rest = (p.summaries[:1], p.summaries[1:]) if SUMMARY_LEADS else ([], p.summaries)
+    lead, rest = p.summaries[:1], p.summaries[1:]
     queue: list[tuple[Ranked, SummaryCandidate | None]] = [*lead]
     queue += sorted([*rest, *((r, None) for r in p.evidence)], key=lambda t: -t[0].score)
     for r, s in queue:
