@@ -1,0 +1,71 @@
+"""The README and docs/ hold together: every relative link (and its #anchor) resolves, and
+what the README shows `make run` printing is what it prints."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from core.settings import ROOT, Settings
+
+DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^```.*?^```$", re.M | re.S)
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens."""
+    text = FENCE.sub("", path.read_text(encoding="utf-8"))
+    heads = re.findall(r"^#{1,6} (.+)$", text, re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve(doc: Path) -> None:
+    text = FENCE.sub("", doc.read_text(encoding="utf-8"))
+    links = [t for t in LINK.findall(text) if not re.match(r"[a-z]+:", t)]
+    for target in links:
+        name, _, anchor = target.partition("#")
+        path = (doc.parent / name).resolve() if name else doc
+        assert path.is_file(), f"{doc.name}: {target} does not exist"
+        if anchor:
+            assert anchor in _anchors(path), f"{doc.name}: no heading for #{anchor} in {name}"
+
+
+def test_the_readme_shows_what_make_run_prints(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import uvicorn
+
+    import api.app
+    import tools.__main__ as dev_tools
+
+    monkeypatch.setattr(dev_tools, "ensure_neo4j", lambda settings: "bolt://127.0.0.1:7687")
+    monkeypatch.setattr(api.app, "create_app", lambda settings: None)
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    fresh: dict[str, Any] = {"api_keys": SecretStr(""), "neo4j_uri": None}
+    for name in ("host", "port", "dev_http_port"):
+        fresh[name] = Settings.model_fields[name].default
+    assert dev_tools.cmd_serve(None, Settings(**fresh)) == 0  # type: ignore[arg-type]
+    out = capsys.readouterr().out
+    key = re.search(r"tenant 'dev': (\S+)", out)
+    assert key, out
+    shown = out.replace(key[1], "3kq…").strip()
+    assert f"```text\n{shown}\n```" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_setting_is_in_the_readme_configuration_table() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    rows = {
+        v
+        for line in table.splitlines()
+        if line.startswith("| `GUMEM_")
+        for v in re.findall(r"`(GUMEM_[A-Z0-9_]+)`", line.split("|")[1])
+    }
+    missing = [n for n in Settings.model_fields if f"GUMEM_{n.upper()}" not in rows]
+    assert not missing, f"settings without a README row: {missing}"
