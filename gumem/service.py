@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from core.errors import InputError, NotFoundError, StorageUnavailable
 from core.inputs import (
+    MAX_QUERY_CHARS,
     parse_as_of,
     parse_batch,
     parse_ident,
@@ -291,7 +292,7 @@ class Memory:
         all valid at it. Relative time cues still resolve against `now`."""
         tenant = parse_tenant(tenant)
         user_id = parse_ident(user_id, "userId")
-        query = parse_text(query, "query", 2000)
+        query = parse_text(query, "query", MAX_QUERY_CHARS)
         if not query.strip():
             raise InputError("query", "must not be empty")
         if session_id is not None:
