@@ -22,12 +22,13 @@ from core.inputs import (
     parse_tenant,
     parse_text,
 )
-from core.records import Provenance
+from core.metrics import RECALL_SECONDS, timed
+from core.records import Provenance, QueueDepth
 from core.settings import Settings
 from extract.decay import MEMORY_STATUSES, effective_weight, next_status
 from extract.lang import detect_lang
 from extract.timecues import parse_time_cue
-from graph import admin_reads, failures, governance, ingest, reads, schema
+from graph import admin_reads, failures, governance, ingest, pending, reads, schema
 from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
@@ -201,6 +202,10 @@ class Memory:
     async def server_version(self) -> str:
         return await schema.server_version(self.db)
 
+    async def queue_depth(self) -> QueueDepth:
+        """Pending Messages of all tenants and the oldest's ingest time (for /metrics)."""
+        return await pending.queue_depth(self.db)
+
     async def message(self, tenant: str, message_id: str) -> StoredMessage | None:
         found = await reads.messages_by_ids(self.db, parse_tenant(tenant), [message_id])
         return found.get(message_id)
@@ -276,6 +281,7 @@ class Memory:
             self.db, parse_tenant(tenant), user_id, sid, limit, offset
         )
 
+    @timed(RECALL_SECONDS)
     async def recall(
         self,
         tenant: str,
