@@ -1,4 +1,5 @@
-"""The ASGI app: GraphQL (with GraphiQL) at /graphql, one driver owned by the lifespan."""
+"""The ASGI app: GraphQL (with GraphiQL) at /graphql, one driver owned by the lifespan;
+/health (liveness), /ready (readiness) and /metrics (Prometheus) for the operator."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+import uvicorn
 from cross_web import HTTPException
 from graphql import GraphQLError
 from starlette.applications import Starlette
@@ -24,9 +26,11 @@ from strawberry.types import ExecutionResult
 
 from api.auth import GRAPHQL_PATH, BearerAuth
 from api.context import Context
-from api.edge import BodyLimit, error_body
+from api.edge import AccessLog, BodyLimit, error_body
+from api.metrics import metrics
 from api.schema import build_schema
 from core.errors import GumemError
+from core.metrics import GRAPHQL_ERRORS
 from core.settings import Settings, get_settings
 from gumem.runtime import Runtime
 
@@ -69,8 +73,11 @@ def _int_or_float(text: str) -> int | float:
         return float(text)
 
 
-# Served without a key: they execute nothing and show no tenant's data (README, Production).
-OPEN_PATHS = frozenset({"/health", *(f"/browser/{name}" for name in BROWSER_FILES)})
+# Served without a key: they execute nothing and show no tenant's data (README, Production);
+# /metrics asks for GUMEM_METRICS_KEY when one is set (api/metrics.py).
+OPEN_PATHS = frozenset(
+    {"/health", "/ready", "/metrics", *(f"/browser/{name}" for name in BROWSER_FILES)}
+)
 
 
 def format_error(err: GraphQLError) -> dict[str, Any]:
@@ -89,6 +96,7 @@ def format_error(err: GraphQLError) -> dict[str, Any]:
     else:
         out["message"] = "internal error"
         out["extensions"] = {"code": "INTERNAL"}
+    GRAPHQL_ERRORS.labels(code=out["extensions"]["code"]).inc()
     return out
 
 
@@ -102,10 +110,19 @@ class GumemGraphQL(GraphQL[Context, None]):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
+        if not self.runtime.started:  # Neo4j not reachable yet (Runtime.start_service)
+            GRAPHQL_ERRORS.labels(code="STORAGE_UNAVAILABLE").inc()
+            body = error_body("STORAGE_UNAVAILABLE", "storage unavailable: starting, try again")
+            response = Response(
+                body, status_code=503, media_type="application/json", headers={"retry-after": "5"}
+            )
+            await response(scope, receive, send)
+            return
         try:
             response = await self.run(Request(scope=scope, receive=receive))
         except HTTPException as exc:
             code = HTTP_CODES.get(exc.status_code, "BAD_REQUEST")
+            GRAPHQL_ERRORS.labels(code=code).inc()
             response = Response(
                 error_body(code, exc.reason),
                 status_code=exc.status_code,
@@ -145,11 +162,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if owned:
-            await rt.start()
-            rt.start_foreground()
-            if settings.run_worker:
-                rt.start_worker()
+        if owned:  # serves before Neo4j answers: /ready says when it does
+            await rt.start_service(run_worker=settings.run_worker)
         try:
             yield
         finally:
@@ -160,10 +174,20 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         """Liveness: answers from memory (no query), so it stays fast under any load."""
         return JSONResponse(rt.health())
 
+    async def ready(request: Request) -> Response:
+        """Readiness: 200 once the runtime started and while Neo4j answers, else 503."""
+        body = await rt.ready()
+        return JSONResponse(body, status_code=200 if body["ready"] else 503)
+
+    async def metrics_page(request: Request) -> Response:
+        return await metrics(request, rt, settings.metrics_key.get_secret_value())
+
     graphql = GumemGraphQL(rt, settings)
     app = Starlette(
         routes=[
             Route("/health", health),
+            Route("/ready", ready),
+            Route("/metrics", metrics_page),
             Route(GRAPHQL_PATH, graphql, methods=["GET", "POST"]),
             *(
                 Route(f"/browser/{name}", browser_file, methods=["GET", "OPTIONS"])
@@ -172,7 +196,22 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         ],
         lifespan=lifespan,
     )
-    # outermost last: the key is checked before any body is read
+    # outermost last: the key is checked before any body is read; every request, refused
+    # or not, gets its id and one access line
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(BearerAuth, keys=settings.tenants_by_key(), open_paths=OPEN_PATHS)
+    app.add_middleware(AccessLog, routes={*OPEN_PATHS, GRAPHQL_PATH})
     return app
+
+
+def server_config(settings: Settings, app: Starlette | None = None) -> uvicorn.Config:
+    """uvicorn as `gumem serve` runs it: logging left as the entry point configured it
+    (core.logs), uvicorn's access log off (it writes query strings; AccessLog replaces it)."""
+    return uvicorn.Config(
+        app or create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        log_level=None,
+        access_log=False,
+    )

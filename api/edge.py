@@ -1,10 +1,21 @@
-"""The HTTP edge before GraphQL: JSON error answers and the request-body size limit."""
+"""The HTTP edge before GraphQL: JSON error answers, the request-body size limit, and
+each request's id and access line."""
 
 from __future__ import annotations
 
 import json
+import logging
+import re
+import time
+import uuid
+from collections.abc import Collection
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from core.logs import REQUEST_ID
+from core.metrics import HTTP_REQUESTS
+
+access = logging.getLogger("gumem.access")
 
 
 def error_body(code: str, message: str) -> bytes:
@@ -81,3 +92,58 @@ class BodyLimit:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+# an X-Request-ID kept as sent: a short token (a UUID, a tracing id), nothing else
+_SANE_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
+_METHODS = frozenset({"GET", "POST", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"})
+
+
+class AccessLog:
+    """ASGI middleware, outermost: gives each HTTP request an id (its `X-Request-ID` if
+    sane, else a new one) that every log line of the request carries and the response
+    echoes, then logs one line: method, path, status, duration. Never the query string
+    (`GET /graphql?query=...` holds what an agent asked) nor a body; a path that is not
+    one of `routes` is logged as "other", as it is counted (gumem_http_requests_total)."""
+
+    def __init__(self, app: ASGIApp, routes: Collection[str]) -> None:
+        self.app = app
+        self.routes = frozenset(routes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = next((v for k, v in scope["headers"] if k.lower() == b"x-request-id"), b"")
+        rid = given.decode("latin-1") if _SANE_ID.fullmatch(given.decode("latin-1")) else ""
+        rid = rid or uuid.uuid4().hex
+        token = REQUEST_ID.set(rid)
+        started = time.perf_counter()
+        status = 500  # what the server answers if the app fails before it starts a response
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = [h for h in message.get("headers", []) if h[0].lower() != b"x-request-id"]
+                message = {**message, "headers": [*headers, (b"x-request-id", rid.encode())]}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            path = scope.get("path", "")
+            route = path if path in self.routes else "other"
+            method = scope.get("method", "")
+            method = method if method in _METHODS else "other"
+            ms = round((time.perf_counter() - started) * 1000, 1)
+            HTTP_REQUESTS.labels(method=method, route=route, status=str(status)).inc()
+            access.info(
+                "%s %s %d %.1f ms",
+                method,
+                route,
+                status,
+                ms,
+                extra={"method": method, "path": route, "status": status, "duration_ms": ms},
+            )
+            REQUEST_ID.reset(token)

@@ -26,6 +26,10 @@ EVENT_TYPES = (
 )
 ROLES = ("user", "assistant", "system", "tool", "event")
 
+# a recall query's most characters (documented in the README); a longer one is BAD_INPUT
+# naming `query`. Full-text search reads a bounded part of it (graph/recall.py).
+MAX_QUERY_CHARS = 2000
+
 _ID = re.compile(r"^[\w.:@/+\-]{1,200}$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _MIN_TS = datetime(1970, 1, 1, tzinfo=UTC)

@@ -46,3 +46,11 @@ class AuditEntry:
     ids: list[str]  # the node ids it removed or rebuilt
     counts: dict[str, int]
     at: datetime
+
+
+@dataclass(frozen=True)
+class QueueDepth:
+    """The processing queue of all tenants, as /metrics shows it."""
+
+    pending: int  # pending Messages, counted up to a cap
+    oldest_s: int | None  # the oldest one's ingest time (epoch seconds); None: none pending

@@ -50,6 +50,10 @@ class Settings(BaseSettings):
     max_result_items: int = Field(default=20_000, ge=1)  # list items one request may build
     max_expensive_fields: int = Field(default=5, ge=1)  # memory, trace, deletions... a request
     trace_max_paths: int = Field(default=300, ge=1)  # per part of a trace; past it: truncated
+    # set: /metrics answers only `Authorization: Bearer <it>`; empty: open, like /health
+    metrics_key: SecretStr = SecretStr("")
+    # log lines: "text" (human) or "json" (one object a line, with the request id)
+    log_format: Literal["text", "json"] = "text"
     # `gumem mcp` over stdio serves one local agent: its tenant (over HTTP the key names it)
     mcp_tenant: str = Field(default="default", min_length=1, max_length=200)
 

@@ -26,6 +26,7 @@ from neo4j.exceptions import AuthError as Neo4jAuthError
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from core.errors import GumemError, QueryTimeout, StorageUnavailable
+from core.metrics import NEO4J_FAILURES
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -135,32 +136,38 @@ class Database:
         return await self._guarded(call)
 
     async def _guarded(self, call: Callable[[], Awaitable[T]]) -> T:
-        """`call` within `call_timeout_s`, the driver's errors as GUMem's."""
+        """`call` within `call_timeout_s`, the driver's errors as GUMem's (and counted)."""
         try:
             async with asyncio.timeout(self.call_timeout_s):
                 return await call()
         except GumemError:
             raise
         except TimeoutError as exc:
+            NEO4J_FAILURES.labels(kind="no_answer").inc()
             log.warning("neo4j did not answer within %.0f s", self.call_timeout_s or 0)
             raise StorageUnavailable("storage unavailable: Neo4j did not answer in time") from exc
         except Neo4jAuthError as exc:
+            NEO4J_FAILURES.labels(kind="auth").inc()
             log.error("neo4j rejected the configured credentials")
             raise StorageUnavailable(
                 "storage unavailable: Neo4j rejected GUMem's credentials (check GUMEM_NEO4J_*)"
             ) from exc
         except UNAVAILABLE as exc:
+            NEO4J_FAILURES.labels(kind="unavailable").inc()
             log.warning("neo4j unavailable: %s", type(exc).__name__)
             raise StorageUnavailable("storage unavailable: Neo4j cannot be reached") from exc
         except (DriverError, Neo4jError) as exc:
             code = exc.code if isinstance(exc, Neo4jError) else None
             if code and "TransactionTimedOut" in code:
+                NEO4J_FAILURES.labels(kind="query_timeout").inc()
                 log.warning("neo4j transaction timed out")
                 raise QueryTimeout(
                     f"query timeout: the database work took longer than {self.timeout_s} s"
                 ) from exc
             if code and "TransientError" in code:
+                NEO4J_FAILURES.labels(kind="busy").inc()
                 raise StorageUnavailable("storage busy: try again") from exc
+            NEO4J_FAILURES.labels(kind="error").inc()
             raise
 
 

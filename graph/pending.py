@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from core.records import QueueDepth
 from extract.chat_answers import Turn, with_questions
 from extract.types import MessageRecord
 from graph.db import Database, instants
@@ -78,3 +79,9 @@ async def pending_users(
         query("pending_users"), now=now or datetime.now(UTC), limit=limit, owner=owner
     )
     return [(r["tenant"], r["user_id"]) for r in rows]
+
+
+async def queue_depth(db: Database, cap: int = 100_000) -> QueueDepth:
+    """The pending Messages of all tenants (counted up to `cap`) and the oldest's age."""
+    rows = await db.rows(query("queue_depth"), cap=cap)
+    return QueueDepth(int(rows[0]["pending"]), rows[0]["oldest_s"])

@@ -24,15 +24,43 @@ from graph.records import StoredFact
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 RECALLED_STATUSES = ["active", "deprioritized"]
 
+# Lucene refuses a query of more than 1,024 clauses (IndexSearcher.maxClauseCount): one per
+# token the `cjk` analyzer makes of the text, in each of the 3 fields searched. The text
+# searched is cut at this many tokens, counted from above (`bounded_text`).
+MAX_TERMS = 256
+_PIECES = re.compile(r"\w+|[^\w\s]")  # a word run, or one other non-blank character
+# Han, kana, Hangul (its jamo too) and the planes above: a token per character at worst
+# (the analyzer makes a bigram of every two); emoji and symbols are one character each
+_WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\U0010ffff]")
+_MAX_TOKEN = 255  # Lucene's StandardTokenizer splits a longer word into pieces this long
+
+
+def bounded_text(text: str, max_terms: int = MAX_TERMS) -> str:
+    """`text` cut where its full-text tokens would pass `max_terms`, unchanged when they
+    stay within. Counted from above: a character of a wide run (Han, kana, Hangul, emoji)
+    or a symbol is one token, another script's word one per 255 characters."""
+    used = 0
+    for m in _PIECES.finditer(text):
+        piece = m.group()
+        wide = _WIDE.search(piece) is not None
+        cost = len(piece) if wide else len(piece) // _MAX_TOKEN + 1
+        if used + cost > max_terms:
+            left = max_terms - used  # a long run is cut inside, not dropped
+            keep = left if wide else max(0, left * _MAX_TOKEN - 1)
+            return text[: m.start() + keep]
+        used += cost
+    return text
+
 
 def lucene_query(text: str, scope: str) -> str | None:
     """A full-text query for `text` restricted to one user's scope token.
 
-    The text is searched in the content, a Summary's topic and a Message's author. Every
-    Lucene operator character is escaped and the text is lower-cased (so AND / OR /
-    NOT are words, not operators); None when nothing searchable is left.
+    The text is searched in the content, a Summary's topic and a Message's author. It is
+    bounded (`bounded_text`: a long query's first `MAX_TERMS` tokens), every Lucene
+    operator character is escaped and the text is lower-cased (so AND / OR / NOT are
+    words, not operators); None when nothing searchable is left.
     """
-    cleaned = _LUCENE_SPECIAL.sub(r"\\\1", text.lower()).strip()
+    cleaned = _LUCENE_SPECIAL.sub(r"\\\1", bounded_text(text).lower()).strip()
     if not re.search(r"\w", cleaned):
         return None
     return f"+scope:{scope} +(content:({cleaned}) OR topic:({cleaned}) OR author:({cleaned}))"

@@ -20,6 +20,7 @@ from typing import Any
 import uvloop
 from pydantic import SecretStr
 
+from core import logs
 from core.errors import GumemError
 from core.settings import Settings, get_settings
 
@@ -39,7 +40,7 @@ def _print(obj: Any, as_json: bool) -> None:
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
-    from api.app import create_app
+    from api.app import server_config
 
     if not settings.api_keys.get_secret_value():
         key = secrets.token_urlsafe(24)
@@ -47,7 +48,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"No GUMEM_API_KEYS set: development key for tenant 'dev': {key}")
         print(f"  send it as the header  Authorization: Bearer {key}")
     print(f"GraphiQL:      http://{settings.host}:{settings.port}/graphql")
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    uvicorn.Server(server_config(settings)).run()
     return 0
 
 
@@ -336,13 +337,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    logging.getLogger("neo4j").setLevel(logging.WARNING)  # its DEBUG lines carry parameters
     try:
-        return int(args.func(args, get_settings()))
+        settings = get_settings()
+        logs.configure(settings.log_format, logging.DEBUG if args.verbose else logging.INFO)
+        return int(args.func(args, settings))
     except GumemError as exc:
         print(f"gumem: {exc}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from core.metrics import CONSOLIDATION_SECONDS, timed
 from core.settings import Settings
 from extract.summaries import build_summaries, summary_key
 from extract.topics import (
@@ -39,6 +40,7 @@ class Consolidation:
     async def _token(self, tenant: str, user_id: str, db: Database | None = None) -> str | None:
         raise NotImplementedError
 
+    @timed(CONSOLIDATION_SECONDS)
     async def _consolidate(
         self, tenant: str, user_id: str, marked: bool = False, token: str | None = None
     ) -> tuple[int, int]:

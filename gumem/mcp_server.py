@@ -28,7 +28,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from api.auth import BearerAuth, tenant_for
-from api.edge import BodyLimit
+from api.edge import AccessLog, BodyLimit
 from core.errors import AuthError, GumemError, InputError, NotFoundError
 from core.inputs import BatchError, parse_ident
 from core.settings import Settings
@@ -438,6 +438,7 @@ def create_http_app(settings: Settings, runtime: Runtime | None = None) -> Starl
     app = Starlette(routes=[Route("/health", health), *inner.routes], lifespan=lifespan)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(BearerAuth, keys=settings.tenants_by_key(), open_paths={"/health"})
+    app.add_middleware(AccessLog, routes={"/health", MCP_PATH})  # request ids, no queries
     return app
 
 
@@ -448,6 +449,11 @@ def run(settings: Settings, transport: Literal["stdio", "http"]) -> None:
         return
     import uvicorn
 
-    uvicorn.run(
-        create_http_app(settings), host=settings.host, port=settings.port, log_level="warning"
+    uvicorn.run(  # logging as `gumem` configured it (core.logs), no uvicorn access lines
+        create_http_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        log_level="warning",
+        access_log=False,
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from core.errors import StorageUnavailable
+from core.metrics import EXTRACTION_SECONDS, FAILED, PROCESSED
 from core.settings import Settings
 from extract.conflicts import (
     Claim,
@@ -236,6 +237,8 @@ class Pipeline(Consolidation):
             len(failed),
             ", ".join(sorted(set(failed.values()))),
         )
+        for reason in failed.values():
+            FAILED.labels(reason=reason).inc()
         await failures.mark_failed(
             self.db,
             tenant,
@@ -273,6 +276,7 @@ class Pipeline(Consolidation):
         extracted = await self._extract(pending, window)
         extraction, failed = extracted.extraction, extracted.failed
         t1 = time.perf_counter()
+        EXTRACTION_SECONDS.observe(t1 - t0)
         report.rejections = list(extraction.rejections)
         async with self.db.reads() as db:
             facts = await self._resolve_slots(db, tenant, user_id, list(extraction.facts))
@@ -315,6 +319,7 @@ class Pipeline(Consolidation):
             len(superseded),
         )
         report.failed = len(failed)
+        PROCESSED.inc(len(done))
         report.summaries, report.retired = await self._consolidate_after_write(
             tenant, user_id, marked=bool(new), token=token
         )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
 from core.errors import StorageUnavailable
+from core.metrics import NEO4J_FAILURES
 from core.settings import Settings
 from graph.db import Database, make_driver
 from graph.schema import apply_schema, bind_models
@@ -26,6 +28,8 @@ class Runtime:
         self._stop = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
         self._meter: asyncio.Task[None] | None = None
+        self._starter: asyncio.Task[None] | None = None  # start_service's retries
+        self.start_error: str | None = None  # why a start given up on failed (a type)
 
     def start_worker(self) -> None:
         """Process pending Messages in the background (left over from a crash or an
@@ -44,6 +48,57 @@ class Runtime:
         if memory.meter is None and self.settings.foreground_busy_rps > 0:
             memory.meter = Meter(memory.db, self.settings, process_name())
             self._meter = asyncio.create_task(memory.meter.run(self._stop))
+
+    async def start_service(self, run_worker: bool) -> None:
+        """An API process's start: `start`, then the recall meter and (`run_worker`) the
+        worker. A Neo4j not reachable yet is tried again in the background, every 1 s up
+        to every 30 s (/ready answers 503 until it answers); any other error is raised."""
+        try:
+            await self.start()
+        except StorageUnavailable as exc:
+            log.warning("%s; trying again in the background (/ready: 503 until then)", exc)
+            self._starter = asyncio.create_task(self._start_later(run_worker))
+            return
+        self._serve(run_worker)
+
+    async def _start_later(self, run_worker: bool, max_delay_s: float = 30.0) -> None:
+        delay = 1.0
+        while self._memory is None:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, max_delay_s)
+            try:
+                await self.start()
+            except StorageUnavailable as exc:
+                log.warning("%s; trying again in %.0f s", exc, delay)
+            except Exception as exc:  # a model or configuration error: retrying won't help
+                self.start_error = type(exc).__name__
+                log.error("start failed: %s: %s", type(exc).__name__, exc)
+                return
+        log.info("Neo4j reachable: serving")
+        self._serve(run_worker)
+
+    def _serve(self, run_worker: bool) -> None:
+        self.start_foreground()
+        if run_worker:
+            self.start_worker()
+
+    @property
+    def started(self) -> bool:
+        return self._memory is not None
+
+    async def ready(self) -> dict[str, Any]:
+        """Readiness: started, and Neo4j answers now (within GUMEM_NEO4J_TIMEOUT_S).
+        `ready` False says why in `reason`: starting, start failed, Neo4j unavailable."""
+        if self._memory is None:
+            reason = f"start failed: {self.start_error}" if self.start_error else "starting"
+            return {"ready": False, "reason": reason}
+        try:
+            async with asyncio.timeout(self.settings.neo4j_timeout_s):
+                version = await self._memory.server_version()
+        except Exception as exc:  # whatever the failure, not ready: say its kind
+            log.info("not ready: %s", type(exc).__name__)
+            return {"ready": False, "reason": "neo4j unavailable"}
+        return {"ready": True, "neo4j": version}
 
     def health(self) -> dict[str, Any]:
         """Cheap (no query): the worker's state and the extraction processes."""
@@ -84,10 +139,18 @@ class Runtime:
             await driver.verify_connectivity()
         except Exception as exc:
             await driver.close()
+            NEO4J_FAILURES.labels(kind="unavailable").inc()
             raise StorageUnavailable(
                 "storage unavailable: cannot connect to Neo4j (is it running? in a checkout: "
                 "`python -m tools neo4j start`)"
             ) from exc
+        try:
+            return await self._open(db, apply, process)
+        except BaseException:  # Neo4j gone meanwhile, a model missing, cancelled: nothing held
+            await driver.close()
+            raise
+
+    async def _open(self, db: Database, apply: bool, process: bool) -> Memory:
         await bind_models(db)  # neomodel uses this driver, never one of its own
         if not process:
             if apply:
@@ -105,6 +168,11 @@ class Runtime:
         return self._memory
 
     async def close(self) -> None:
+        if self._starter is not None:
+            self._starter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._starter
+            self._starter = None
         if self._meter is not None:
             self._stop.set()
             await self._meter

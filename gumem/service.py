@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from core.errors import InputError, NotFoundError, StorageUnavailable
 from core.inputs import (
+    MAX_QUERY_CHARS,
     parse_as_of,
     parse_batch,
     parse_ident,
@@ -21,12 +22,13 @@ from core.inputs import (
     parse_tenant,
     parse_text,
 )
-from core.records import Provenance
+from core.metrics import RECALL_SECONDS, timed
+from core.records import Provenance, QueueDepth
 from core.settings import Settings
 from extract.decay import MEMORY_STATUSES, effective_weight, next_status
 from extract.lang import detect_lang
 from extract.timecues import parse_time_cue
-from graph import admin_reads, failures, governance, ingest, reads, schema
+from graph import admin_reads, failures, governance, ingest, pending, reads, schema
 from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
@@ -200,6 +202,10 @@ class Memory:
     async def server_version(self) -> str:
         return await schema.server_version(self.db)
 
+    async def queue_depth(self) -> QueueDepth:
+        """Pending Messages of all tenants and the oldest's ingest time (for /metrics)."""
+        return await pending.queue_depth(self.db)
+
     async def message(self, tenant: str, message_id: str) -> StoredMessage | None:
         found = await reads.messages_by_ids(self.db, parse_tenant(tenant), [message_id])
         return found.get(message_id)
@@ -275,6 +281,7 @@ class Memory:
             self.db, parse_tenant(tenant), user_id, sid, limit, offset
         )
 
+    @timed(RECALL_SECONDS)
     async def recall(
         self,
         tenant: str,
@@ -291,7 +298,7 @@ class Memory:
         all valid at it. Relative time cues still resolve against `now`."""
         tenant = parse_tenant(tenant)
         user_id = parse_ident(user_id, "userId")
-        query = parse_text(query, "query", 2000)
+        query = parse_text(query, "query", MAX_QUERY_CHARS)
         if not query.strip():
             raise InputError("query", "must not be empty")
         if session_id is not None:

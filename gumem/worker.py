@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from core.metrics import WORKER_RESTARTS
+
 log = logging.getLogger(__name__)
 
 
@@ -73,6 +75,7 @@ class Supervisor:
                     if time.monotonic() - started > 10 * self.max_delay_s:
                         delay = self.first_delay_s  # a long healthy run: start over
                     self.status.restarts += 1
+                    WORKER_RESTARTS.inc()
                     self.status.last_error = type(exc).__name__
                     self.status.state = "restarting"
                     log.error(
