@@ -54,3 +54,10 @@ class LimitError(GumemError):
     """A request asked for more than a configured limit allows (its message says which)."""
 
     code = "LIMIT_EXCEEDED"
+
+
+class ServerUnreachable(GumemError):
+    """A client could not connect to the GUMem server (refused, unknown host, connect
+    timeout): nothing was sent."""
+
+    code = "SERVER_UNREACHABLE"

@@ -18,6 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent  # the checkout, when run from one
 STATE = ROOT / ".gumem" if (ROOT / "pyproject.toml").is_file() else Path.home() / ".cache" / "gumem"
 DEV_PASSWORD = "gumem-dev-password"
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
+# the tenant of `gumem serve`'s generated key (no GUMEM_API_KEYS) and of `gumem mcp` over
+# stdio by default: what a local agent stores, GraphiQL with that key shows
+DEV_TENANT = "dev"
 
 
 class Settings(BaseSettings):
@@ -55,7 +58,7 @@ class Settings(BaseSettings):
     # log lines: "text" (human) or "json" (one object a line, with the request id)
     log_format: Literal["text", "json"] = "text"
     # `gumem mcp` over stdio serves one local agent: its tenant (over HTTP the key names it)
-    mcp_tenant: str = Field(default="default", min_length=1, max_length=200)
+    mcp_tenant: str = Field(default=DEV_TENANT, min_length=1, max_length=200)
 
     # Ingest limits
     max_batch: int = Field(default=1000, ge=1)

@@ -1,5 +1,10 @@
 """Python clients for the GraphQL API (httpx): a small sync one returning the response's
-dicts, and AsyncClient returning typed records (gumem.client_types) with retries."""
+dicts, and AsyncClient returning typed records (gumem.client_types) with retries.
+
+Both (and the CLI and the adapters, built on them) take the server's /graphql URL from
+`url`, else $GUMEM_URL, else http://127.0.0.1:8000/graphql; the API key from `key`, else
+$GUMEM_API_KEY. Failures are GUMem's errors (core/errors.py), never httpx's: a server that
+cannot be reached is ServerUnreachable, a refused key AuthError."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from core.errors import (
     LimitError,
     NotFoundError,
     QueryTimeout,
+    ServerUnreachable,
     StorageUnavailable,
 )
 from gumem.client_types import (
@@ -36,6 +42,9 @@ from gumem.client_types import (
 )
 
 log = logging.getLogger(__name__)
+URL_ENV = "GUMEM_URL"
+KEY_ENV = "GUMEM_API_KEY"
+DEFAULT_URL = "http://127.0.0.1:8000/graphql"
 
 _ADD = """mutation($m: [MessageInput!]!) { addMessages(messages: $m) {
   accepted duplicates processed errors { index field reason } } }"""
@@ -49,8 +58,9 @@ _MEMORY = """query($u: String!, $q: String!, $s: String, $now: DateTime, $limit:
     longTermUserContext { id kind content score reason } } }"""
 _ITEM = """id kind content score reason topic confidence timestamp author superseded
   sourceFactIds sourceMessageIds"""
-_MEMORY_FULL = f"""query($u: String!, $q: String!, $s: String, $now: DateTime, $limit: Int) {{
-  memory(userId: $u, query: $q, sessionId: $s, now: $now, limit: $limit) {{
+_MEMORY_FULL = f"""query($u: String!, $q: String!, $s: String, $now: DateTime, $limit: Int,
+    $asOf: DateTime) {{
+  memory(userId: $u, query: $q, sessionId: $s, now: $now, limit: $limit, asOf: $asOf) {{
     query formattedContext timeWindowStart timeWindowEnd
     shortTermContext {{ {_ITEM} }} midTermContext {{ {_ITEM} }}
     longTermUserContext {{ {_ITEM} }} }} }}"""
@@ -85,19 +95,65 @@ _ERRORS: dict[str, type[GumemError]] = {
 }
 
 
+def resolve_url(url: str | None = None) -> str:
+    """`url`, else $GUMEM_URL, else the local server's /graphql."""
+    return url or os.environ.get(URL_ENV) or DEFAULT_URL
+
+
+def resolve_key(key: str | None = None) -> str:
+    """`key`, else $GUMEM_API_KEY; neither is an AuthError that says so."""
+    found = (key or os.environ.get(KEY_ENV) or "").strip()
+    if not found:
+        raise AuthError(f"no API key: set {KEY_ENV} (or pass --key / key=)")
+    return found
+
+
+def _when(value: datetime | str | None) -> str | None:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _transport_error(exc: Exception, url: str) -> GumemError:
+    """httpx's failure to send or to hear back, as one of GUMem's errors naming the URL."""
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return InputError("url", f"not an http(s) URL: {url}")
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        return ServerUnreachable(f"cannot reach the GUMem server at {url} (is it running?)")
+    if isinstance(exc, httpx.TimeoutException):
+        return GumemError(f"no answer from {url} in time ({type(exc).__name__})")
+    return GumemError(f"the request to {url} failed ({type(exc).__name__})")
+
+
+def _answer(r: httpx.Response, url: str) -> dict[str, Any]:
+    """The `data` of a GraphQL response; its errors raised as GUMem's."""
+    if r.status_code == 401:
+        raise AuthError(
+            f"the server at {url} refused the API key: set {KEY_ENV} (or pass --key / key=) "
+            "to a key of its GUMEM_API_KEYS"
+        )
+    try:
+        body = r.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise GumemError(f"{url} answered HTTP {r.status_code}, not GraphQL (is it /graphql?)")
+    _raise_errors(body)
+    data = body.get("data")
+    if not isinstance(data, dict):
+        raise GumemError(f"{url} answered HTTP {r.status_code} without data")
+    return data
+
+
 class Client:
     """`with Client(url, key) as c: c.add_messages([...]); c.memory(user, query)`."""
 
     def __init__(
         self,
-        url: str = "http://127.0.0.1:8000/graphql",
-        key: str | None = None,
+        url: str | None = None,  # default: $GUMEM_URL, else http://127.0.0.1:8000/graphql
+        key: str | None = None,  # default: $GUMEM_API_KEY
         timeout_s: float = 60.0,  # above the server's sync processing budget (30 s)
     ) -> None:
-        key = key or os.environ.get("GUMEM_API_KEY")
-        if not key:
-            raise AuthError("no API key: pass --key or set GUMEM_API_KEY")
-        self.url = url
+        key = resolve_key(key)
+        self.url = resolve_url(url)
         self._http = httpx.Client(timeout=timeout_s, headers={"Authorization": f"Bearer {key}"})
 
     def __enter__(self) -> Client:
@@ -106,14 +162,17 @@ class Client:
     def __exit__(
         self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
+        self.close()
+
+    def close(self) -> None:
         self._http.close()
 
     def execute(self, document: str, **variables: Any) -> dict[str, Any]:
-        r = self._http.post(self.url, json={"query": document, "variables": variables})
-        body: dict[str, Any] = r.json()
-        _raise_errors(body)
-        data: dict[str, Any] = body["data"]
-        return data
+        try:
+            r = self._http.post(self.url, json={"query": document, "variables": variables})
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            raise _transport_error(exc, self.url) from exc
+        return _answer(r, self.url)
 
     def add_messages(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         res: dict[str, Any] = self.execute(_ADD, m=messages)["addMessages"]
@@ -124,12 +183,19 @@ class Client:
         user_id: str,
         query: str,
         session_id: str | None = None,
-        now: str | None = None,
+        now: datetime | str | None = None,
         limit: int | None = None,
-        as_of: str | None = None,
+        as_of: datetime | str | None = None,
     ) -> dict[str, Any]:
+        """`as_of`: the memory as it stood then (what was known at that time)."""
         res: dict[str, Any] = self.execute(
-            _MEMORY, u=user_id, q=query, s=session_id, now=now, limit=limit, asOf=as_of
+            _MEMORY,
+            u=user_id,
+            q=query,
+            s=session_id,
+            now=_when(now),
+            limit=limit,
+            asOf=_when(as_of),
         )["memory"]
         return res
 
@@ -182,24 +248,23 @@ class AsyncClient:
 
     Results are typed records (gumem.client_types). A STORAGE_UNAVAILABLE answer (Neo4j
     down or restarting: the request wrote nothing) and a connection that could not be
-    opened are retried `retries` times with exponential backoff and jitter; other errors
-    raise at once (AuthError, InputError, NotFoundError, GumemError with the server's
-    message). Retrying addMessages is safe: ids already stored come back as duplicates."""
+    opened are retried `retries` times with exponential backoff and jitter, then raise
+    (StorageUnavailable, ServerUnreachable); other errors raise at once (AuthError,
+    InputError, NotFoundError, GumemError with the server's message). Retrying
+    addMessages is safe: ids already stored come back as duplicates."""
 
     def __init__(
         self,
-        url: str = "http://127.0.0.1:8000/graphql",
-        key: str | None = None,
+        url: str | None = None,  # default: $GUMEM_URL, else http://127.0.0.1:8000/graphql
+        key: str | None = None,  # default: $GUMEM_API_KEY
         timeout_s: float = 60.0,  # above the server's sync processing budget (30 s)
         retries: int = 4,
         backoff_s: float = 0.5,
         max_backoff_s: float = 8.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        key = key or os.environ.get("GUMEM_API_KEY")
-        if not key:
-            raise AuthError("no API key: pass key= or set GUMEM_API_KEY")
-        self.url = url
+        key = resolve_key(key)
+        self.url = resolve_url(url)
         self.retries = retries
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
@@ -225,22 +290,20 @@ class AsyncClient:
     async def execute(self, document: str, **variables: Any) -> dict[str, Any]:
         for attempt in range(self.retries + 1):
             try:
-                r = await self._http.post(
-                    self.url, json={"query": document, "variables": variables}
-                )
-                body: dict[str, Any] = r.json()
-                _raise_errors(body)
-            except (StorageUnavailable, httpx.ConnectError) as exc:
+                return await self._once(document, variables)
+            except (StorageUnavailable, ServerUnreachable) as exc:
                 if attempt == self.retries:
-                    if isinstance(exc, httpx.ConnectError):
-                        raise StorageUnavailable(f"cannot reach {self.url}") from exc
                     raise
                 log.info("retrying: %s", type(exc).__name__)
                 await asyncio.sleep(self._delay(attempt))
-                continue
-            data: dict[str, Any] = body["data"]
-            return data
         raise AssertionError("unreachable")
+
+    async def _once(self, document: str, variables: dict[str, Any]) -> dict[str, Any]:
+        try:
+            r = await self._http.post(self.url, json={"query": document, "variables": variables})
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            raise _transport_error(exc, self.url) from exc
+        return _answer(r, self.url)
 
     async def add_messages(self, messages: list[dict[str, Any]]) -> AddMessagesResult:
         return AddMessagesResult.from_json((await self.execute(_ADD, m=messages))["addMessages"])
@@ -262,10 +325,19 @@ class AsyncClient:
         session_id: str | None = None,
         now: datetime | str | None = None,
         limit: int | None = None,
+        as_of: datetime | str | None = None,
     ) -> MemoryContext:
-        when = now.isoformat() if isinstance(now, datetime) else now
+        """The context for `query`; `as_of` recalls the memory as it stood then (what was
+        known at that time: Messages up to it, the Facts valid at it, the Summary versions
+        built from those), while `now` still resolves "yesterday" in the query."""
         data = await self.execute(
-            _MEMORY_FULL, u=user_id, q=query, s=session_id, now=when, limit=limit
+            _MEMORY_FULL,
+            u=user_id,
+            q=query,
+            s=session_id,
+            now=_when(now),
+            limit=limit,
+            asOf=_when(as_of),
         )
         return MemoryContext.from_json(data["memory"])
 
@@ -306,4 +378,12 @@ class AsyncClient:
         return ForgetReport(res["userId"], dict(res["counts"]), int(res["remaining"]))
 
 
-__all__ = ["AsyncClient", "Client", "InputError", "turns_to_messages"]
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "InputError",
+    "ServerUnreachable",
+    "resolve_key",
+    "resolve_url",
+    "turns_to_messages",
+]

@@ -262,8 +262,10 @@ def add_parser(sub: Any) -> None:
         "import",
         help="import a chat history (JSONL, OpenAI messages, LoCoMo) through the API",
     )
-    p.add_argument("file")
-    p.add_argument("--format", choices=FORMATS, default="auto")
+    p.add_argument("file", help="the chat history file")
+    p.add_argument(
+        "--format", choices=FORMATS, default="auto", help="the file's format (default: guessed)"
+    )
     p.add_argument("--user", default=None, help="the user id when the file has none")
     p.add_argument("--session", default=None, help="the session id when the file has none")
     p.add_argument(
@@ -271,10 +273,8 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="ISO time of the first turn when the file has no timestamps (default: now)",
     )
-    p.add_argument("--batch", type=int, default=200)
+    p.add_argument("--batch", type=int, default=200, help="messages per addMessages request")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per batch request")
     p.add_argument("--dry-run", action="store_true", help="parse and summarise, send nothing")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--url", default="http://127.0.0.1:8000/graphql")
-    p.add_argument("--key", default=None, help="API key (default: $GUMEM_API_KEY)")
     p.add_argument("--json", action="store_true", help="the summary on one line")

@@ -2,9 +2,10 @@
 
 The tools call the same service layer as the GraphQL resolvers (gumem.service.Memory and
 gumem.erasure): the same validation, tenancy, limits and audit records. Over stdio the
-tenant is GUMEM_MCP_TENANT (one local agent, one tenant); over streamable HTTP every request
-needs `Authorization: Bearer <key>` with a key of GUMEM_API_KEYS, checked by the same
-middleware as /graphql, and the key names the tenant.
+tenant is GUMEM_MCP_TENANT (one local agent, one tenant; by default `dev`, the tenant of the
+key `gumem serve` generates, so GraphiQL with that key shows what the agent stored); over
+streamable HTTP every request needs `Authorization: Bearer <key>` with a key of
+GUMEM_API_KEYS, checked by the same middleware as /graphql, and the key names the tenant.
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ from starlette.routing import Route
 from api.auth import BearerAuth, tenant_for
 from api.edge import AccessLog, BodyLimit
 from core.errors import AuthError, GumemError, InputError, NotFoundError
-from core.inputs import BatchError, parse_ident
+from core.inputs import BatchError, parse_as_of, parse_ident
 from core.settings import Settings
 from gumem import erasure
 from gumem.mcp_views import fact_json, message_json, summary_json, topic_json, trace_json
-from gumem.recall import Item
+from gumem.recall import Item, Recall
 from gumem.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -122,13 +123,82 @@ def _impact(i: erasure.Impact) -> dict[str, Any]:
     }
 
 
-def _parse_now(value: str | None) -> datetime | None:
+def _parse_time(value: str | None, field: str) -> datetime | None:
+    """An ISO 8601 argument: none when absent, else aware and as strict as a timestamp."""
     if value is None or not value.strip():
         return None
     try:
-        return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        ts = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise InputError("now", "an ISO 8601 date-time with a UTC offset") from None
+        raise InputError(field, "an ISO 8601 date-time with a UTC offset") from None
+    return parse_as_of(ts, field)
+
+
+def _recall_json(r: Recall) -> dict[str, Any]:
+    items = [
+        *(_item(i, "short_term") for i in r.short_term),
+        *(_item(i, "mid_term") for i in r.mid_term),
+        *(_item(i, "long_term") for i in r.long_term),
+    ]
+    return {
+        "query": r.query,
+        "formattedContext": r.formatted,
+        "ids": [i["id"] for i in items],
+        "items": items,
+        "timeWindowStart": r.window.start.isoformat() if r.window else None,
+        "timeWindowEnd": r.window.end.isoformat() if r.window else None,
+    }
+
+
+def _add_recall(server: MCPServer[Any], runtime: Runtime, tenant: Callable[[Context], str]) -> None:
+    @server.tool(annotations=ToolAnnotations(title="Recall memory", read_only_hint=True))
+    @_guarded
+    async def recall(
+        user_id: Annotated[str, Field(description="The end user whose memory to search.")],
+        query: Annotated[
+            str,
+            Field(description="The user's request in their own words (any language)."),
+        ],
+        ctx: Context,
+        session_id: Annotated[
+            str | None,
+            Field(description="The current session: its recent turns come first."),
+        ] = None,
+        now: Annotated[
+            str | None,
+            Field(
+                description="The current time, ISO 8601 with offset; resolves 'yesterday', "
+                "'last week'. Default: the server's clock."
+            ),
+        ] = None,
+        limit: Annotated[
+            int | None, Field(description="At most this many items (1-50).", ge=1, le=50)
+        ] = None,
+        as_of: Annotated[
+            str | None,
+            Field(
+                description="Recall the memory as it stood at this time (ISO 8601 with "
+                "offset): only what was known then, e.g. to answer 'what did you know about "
+                "me last month?'. Default: the memory as it is now."
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        """What this user's memory says about the request: call it before answering
+        whenever the user refers to something earlier or their preferences, budget,
+        constraints or plans matter. Returns `formattedContext` (ready to put in your
+        prompt: summaries, facts and recent messages, each line with its source ids) and
+        `items`, each with `id`, `kind` (summary/fact/message), `content` and the ids of the
+        Facts and Messages it came from. Pass an id to `trace` to see its evidence."""
+        r = await runtime.memory.recall(
+            tenant(ctx),
+            user_id,
+            query,
+            session_id=session_id,
+            now=_parse_time(now, "now"),
+            limit=limit,
+            as_of=_parse_time(as_of, "as_of"),
+        )
+        return _recall_json(r)
 
 
 def _guarded(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
@@ -177,6 +247,7 @@ def build_server(
     @asynccontextmanager
     async def lifespan(_: MCPServer[Any]) -> AsyncIterator[None]:
         await runtime.start()
+        log.info("MCP over stdio: tenant %r (GUMEM_MCP_TENANT)", settings.mcp_tenant)
         runtime.start_foreground()
         if settings.run_worker:
             runtime.start_worker()
@@ -225,57 +296,7 @@ def build_server(
             "errors": [],
         }
 
-    @server.tool(annotations=ToolAnnotations(title="Recall memory", read_only_hint=True))
-    @_guarded
-    async def recall(
-        user_id: Annotated[str, Field(description="The end user whose memory to search.")],
-        query: Annotated[
-            str,
-            Field(description="The user's request in their own words (any language)."),
-        ],
-        ctx: Context,
-        session_id: Annotated[
-            str | None,
-            Field(description="The current session: its recent turns come first."),
-        ] = None,
-        now: Annotated[
-            str | None,
-            Field(
-                description="The current time, ISO 8601 with offset; resolves 'yesterday', "
-                "'last week'. Default: the server's clock."
-            ),
-        ] = None,
-        limit: Annotated[
-            int | None, Field(description="At most this many items (1-50).", ge=1, le=50)
-        ] = None,
-    ) -> dict[str, Any]:
-        """What this user's memory says about the request: call it before answering
-        whenever the user refers to something earlier or their preferences, budget,
-        constraints or plans matter. Returns `formattedContext` (ready to put in your
-        prompt: summaries, facts and recent messages, each line with its source ids) and
-        `items`, each with `id`, `kind` (summary/fact/message), `content` and the ids of the
-        Facts and Messages it came from. Pass an id to `trace` to see its evidence."""
-        r = await runtime.memory.recall(
-            tenant(ctx),
-            user_id,
-            query,
-            session_id=session_id,
-            now=_parse_now(now),
-            limit=limit,
-        )
-        items = [
-            *(_item(i, "short_term") for i in r.short_term),
-            *(_item(i, "mid_term") for i in r.mid_term),
-            *(_item(i, "long_term") for i in r.long_term),
-        ]
-        return {
-            "query": r.query,
-            "formattedContext": r.formatted,
-            "ids": [i["id"] for i in items],
-            "items": items,
-            "timeWindowStart": r.window.start.isoformat() if r.window else None,
-            "timeWindowEnd": r.window.end.isoformat() if r.window else None,
-        }
+    _add_recall(server, runtime, tenant)
 
     @server.tool(annotations=ToolAnnotations(title="Trace provenance", read_only_hint=True))
     @_guarded

@@ -4,7 +4,8 @@ and a chat-message history kept in GUMem (GumemChatMessageHistory, below).
 `GumemRetriever(url=..., key=..., user_id="u1").invoke("what do I like?")` gives one
 Document per recalled item (Summary, Fact or recent Message): `page_content` is the item's
 text, `metadata` its id, kind, score, topic and the ids of its source Facts and Messages
-(pass an id to GUMem's `trace`). `ainvoke` uses the async client (with its retries)."""
+(pass an id to GUMem's `trace`). `ainvoke` uses the async client (with its retries).
+Each instance keeps one HTTP client (gumem/adapters/http.py); `close()`/`aclose()` free it."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.retrievers import BaseRetriever
+from pydantic import PrivateAttr
 
 from core.errors import InputError
+from gumem.adapters.http import Clients
 from gumem.adapters.items import item_metadata, parts
 from gumem.client import _MEMORY_FULL, AsyncClient, Client
 from gumem.client_types import AddMessagesResult, MemoryContext, Message, turns_to_messages
@@ -38,12 +41,23 @@ def documents(mem: MemoryContext) -> list[Document]:
 class GumemRetriever(BaseRetriever):
     """Recall one user's memory from a GUMem server as LangChain Documents."""
 
-    url: str = "http://127.0.0.1:8000/graphql"
+    url: str | None = None  # default: $GUMEM_URL, else http://127.0.0.1:8000/graphql
     key: str | None = None  # default: $GUMEM_API_KEY
     user_id: str
     session_id: str | None = None
     limit: int | None = None
     now: datetime | None = None  # default: the server's clock
+    _http: Clients = PrivateAttr()
+
+    def model_post_init(self, context: Any) -> None:
+        super().model_post_init(context)
+        self._http = Clients(self.url, self.key)
+
+    def close(self) -> None:
+        self._http.close()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
 
     def _args(self, query: str) -> dict[str, Any]:
         return {
@@ -57,17 +71,15 @@ class GumemRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[Document]:
-        with Client(self.url, self.key) as c:
-            data = c.execute(_MEMORY_FULL, **self._args(query))
+        data = self._http.sync().execute(_MEMORY_FULL, **self._args(query))
         return documents(MemoryContext.from_json(data["memory"]))
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
-        async with AsyncClient(self.url, self.key) as c:
-            mem = await c.memory(
-                self.user_id, query, self.session_id, now=self.now, limit=self.limit
-            )
+        mem = await self._http.aio().memory(
+            self.user_id, query, self.session_id, now=self.now, limit=self.limit
+        )
         return documents(mem)
 
 
@@ -105,15 +117,20 @@ class GumemChatMessageHistory(BaseChatMessageHistory):
         self,
         user_id: str,
         session_id: str,
-        url: str = "http://127.0.0.1:8000/graphql",
-        key: str | None = None,
+        url: str | None = None,  # default: $GUMEM_URL, else http://127.0.0.1:8000/graphql
+        key: str | None = None,  # default: $GUMEM_API_KEY
         max_messages: int = 1000,
     ) -> None:
         self.user_id = user_id
         self.session_id = session_id
-        self.url = url
-        self.key = key
         self.max_messages = max_messages
+        self._http = Clients(url, key)
+
+    def close(self) -> None:
+        self._http.close()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
 
     def _stored(self, c: Client) -> list[Message]:
         out: list[Message] = []
@@ -135,37 +152,32 @@ class GumemChatMessageHistory(BaseChatMessageHistory):
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
-        with Client(self.url, self.key) as c:
-            stored = self._stored(c)
+        stored = self._stored(self._http.sync())
         return [m for m in map(_chat_message, stored) if m is not None]
 
     async def aget_messages(self) -> list[BaseMessage]:
-        async with AsyncClient(self.url, self.key) as c:
-            stored = await self._astored(c)
+        stored = await self._astored(self._http.aio())
         return [m for m in map(_chat_message, stored) if m is not None]
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         batch = turns_to_messages(_turns(messages), self.user_id, self.session_id)
         if batch:
-            with Client(self.url, self.key) as c:
-                _check(AddMessagesResult.from_json(c.add_messages(batch)))
+            _check(AddMessagesResult.from_json(self._http.sync().add_messages(batch)))
 
     async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
         batch = turns_to_messages(_turns(messages), self.user_id, self.session_id)
         if batch:
-            async with AsyncClient(self.url, self.key) as c:
-                res = await c.add_messages(batch)
-            _check(res)
+            _check(await self._http.aio().add_messages(batch))
 
     def clear(self) -> None:
-        with Client(self.url, self.key) as c:
-            for m in self._stored(c):
-                c.delete_message(m.id)
+        c = self._http.sync()
+        for m in self._stored(c):
+            c.delete_message(m.id)
 
     async def aclear(self) -> None:
-        async with AsyncClient(self.url, self.key) as c:
-            for m in await self._astored(c):
-                await c.delete_message(m.id)
+        c = self._http.aio()
+        for m in await self._astored(c):
+            await c.delete_message(m.id)
 
 
 def _check(res: AddMessagesResult) -> None:

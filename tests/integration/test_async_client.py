@@ -1,6 +1,6 @@
 """gumem.client.AsyncClient against a real uvicorn + Neo4j: typed records, the chat-turn
-helper (idempotent resend), provenance, deletion, tenancy, auth, and retries while the
-server is not up yet."""
+helper (idempotent resend), provenance, deletion, tenancy, auth, `as_of`, and retries while
+the server is not up yet."""
 
 from __future__ import annotations
 
@@ -14,12 +14,14 @@ import pytest
 import uvicorn
 
 from api.app import create_app
-from core.errors import AuthError, InputError
+from core.errors import AuthError, InputError, ServerUnreachable
 from core.settings import Settings
 from gumem.client import AsyncClient
 from gumem.client_types import MemoryContext
 from gumem.service import Memory
 from tests.integration.helpers import seed
+from tests.integration.test_as_of import BEFORE_FIX, DAY1, FIX, USER, Q
+from tests.integration.test_corrections import current_lines
 from tests.integration.test_http import free_port, server  # noqa: F401 - the fixture
 
 DAY2 = datetime.fromisoformat("2026-12-01T10:00:00+08:00")
@@ -109,9 +111,23 @@ async def test_async_client_retries_until_the_server_is_up(
         assert topics == [] and time.monotonic() - started >= 0.5
     srv.should_exit = True
     await asyncio.to_thread(thread.join, 30)
-    # with no retries left, an unreachable server is STORAGE_UNAVAILABLE, not a stack trace
-    from core.errors import StorageUnavailable
-
+    # with no retries left, an unreachable server is ServerUnreachable, not httpx's error
     async with AsyncClient(url, "key-a", retries=1, backoff_s=0.01) as c:
-        with pytest.raises(StorageUnavailable):
+        with pytest.raises(ServerUnreachable, match=url):
             await c.topics("nobody")
+
+
+async def test_async_client_memory_as_of(server: str) -> None:  # noqa: F811
+    """`as_of` is GraphQL's asOf: the memory before a correction, then as it is now."""
+    async with AsyncClient(server, "key-a", timeout_s=600) as c:
+        assert (await c.add_messages(DAY1)).errors == []  # processed alone: a day-one version
+        assert (await c.add_messages([FIX])).errors == []
+        now = await c.memory(USER, Q)
+        then = await c.memory(USER, Q, as_of=BEFORE_FIX)
+        same = await c.memory(USER, Q, as_of=datetime.fromisoformat(BEFORE_FIX))
+        with pytest.raises(InputError, match="asOf"):
+            await c.memory(USER, Q, as_of="2026-10-06T12:00:00")  # no offset
+    assert "1200" in now.formatted_context
+    assert "1200" not in then.formatted_context, then.formatted_context
+    assert current_lines(then.formatted_context, "900"), then.formatted_context
+    assert same.formatted_context == then.formatted_context

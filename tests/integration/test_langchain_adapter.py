@@ -28,6 +28,8 @@ async def test_retriever_sync_and_async(server: str) -> None:  # noqa: F811
     assert [d.metadata["id"] for d in adocs] == [d.metadata["id"] for d in docs]
     other = GumemRetriever(url=server, key="key-b", user_id="u-seed-en", now=DAY2)
     assert await other.ainvoke(q) == []
+    await r.aclose()  # each keeps one HTTP client (pool) for its calls
+    await other.aclose()
 
 
 def test_chat_history_keeps_a_session(server: str) -> None:  # noqa: F811
@@ -48,7 +50,10 @@ def test_chat_history_keeps_a_session(server: str) -> None:  # noqa: F811
     assert len({m.id for m in got}) == 4
     assert [m.content for m in other.messages] == ["Something else entirely."]
     # another tenant with the same ids sees nothing
-    assert GumemChatMessageHistory("u-lc-hist", "s1", url=server, key="key-b").messages == []
+    foreign = GumemChatMessageHistory("u-lc-hist", "s1", url=server, key="key-b")
+    assert foreign.messages == []
+    foreign.close()
+    other.close()
     with Client(server, "key-a") as c:
         facts = c.execute(_FACTS, u="u-lc-hist")["facts"]
         assert any("peanut" in f["content"] for f in facts)
@@ -56,6 +61,7 @@ def test_chat_history_keeps_a_session(server: str) -> None:  # noqa: F811
         assert h.messages == []
         assert c.execute(_FACTS, u="u-lc-hist")["facts"] == []
         assert [m.content for m in c.messages("u-lc-hist")] == ["Something else entirely."]
+    h.close()
 
 
 async def test_chat_history_async(server: str) -> None:  # noqa: F811
@@ -67,6 +73,7 @@ async def test_chat_history_async(server: str) -> None:  # noqa: F811
     ]
     await h.aclear()
     assert await h.aget_messages() == []
+    await h.aclose()
 
 
 _FACTS = """query($u: String!) { facts(userId: $u) { id content } }"""

@@ -35,3 +35,5 @@ async def test_retriever_sync_and_async(server: str) -> None:  # noqa: F811
     assert [n.node.node_id for n in afound] == [n.node.node_id for n in found]
     other = GumemRetriever("u-seed-en", url=server, key="key-b", now=DAY2)
     assert await other.aretrieve(q) == []
+    await r.aclose()  # each keeps one HTTP client (pool) for its calls
+    await other.aclose()

@@ -1,10 +1,12 @@
 """`gumem mcp` end to end with the official `mcp` SDK's client against the real Neo4j:
-over stdio (a subprocess, tenant from configuration) and over streamable HTTP (uvicorn,
-tenant from the API key; a wrong key refused; another tenant sees nothing)."""
+over stdio (a subprocess, tenant from configuration), the stdio server in process (its
+default tenant is the one of `gumem serve`'s dev key; `recall`'s as_of) and over streamable
+HTTP (uvicorn, tenant from the API key; a wrong key refused; another tenant sees nothing)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -16,11 +18,17 @@ import httpx2
 import pytest
 import uvicorn
 from mcp import Client, StdioServerParameters
+from pydantic import SecretStr
 
-from core.settings import ROOT, Settings
-from gumem.mcp_server import MCP_PATH, create_http_app
+from api.app import create_app
+from core.settings import DEV_TENANT, ROOT, Settings
+from gumem.cli import with_dev_key
+from gumem.mcp_server import MCP_PATH, build_server, create_http_app
+from gumem.runtime import Runtime
 from gumem.service import Memory
-from tests.integration.helpers import seed
+from tests.integration.helpers import gql, seed
+from tests.integration.test_as_of import BEFORE_FIX, DAY1, FIX, USER, Q
+from tests.integration.test_corrections import current_lines
 from tests.integration.test_http import free_port
 
 TOOLS = {
@@ -174,3 +182,46 @@ async def test_mcp_over_streamable_http(mcp_url: str, memory: Memory) -> None:
             Client(streamable_http_client(mcp_url, http_client=http)) as c,
         ):
             await c.list_tools()
+
+
+MESSAGES = """query($u: String!) { messages(userId: $u) { id } }"""
+
+
+async def test_stdio_default_tenant_is_the_dev_keys(
+    settings: Settings, runtime: Runtime, memory: Memory
+) -> None:
+    """What a local agent stores through `gumem mcp` (no GUMEM_MCP_TENANT) is what GraphiQL
+    shows with the key `gumem serve` prints when GUMEM_API_KEYS is unset."""
+    local = Settings(neo4j_uri=settings.neo4j_uri, neo4j_password=settings.neo4j_password)
+    assert local.mcp_tenant == DEV_TENANT and "GUMEM_MCP_TENANT" not in os.environ
+    async with Client(build_server(runtime, local, "stdio")) as c:
+        added = await call(c, "add_messages", messages=seed("en")[:3])
+    assert added["errors"] == [] and len(added["accepted"]) == 3
+    served, key = with_dev_key(settings.model_copy(update={"api_keys": SecretStr("")}))
+    assert key is not None and served.tenants_by_key() == {key: DEV_TENANT}
+    app = create_app(served, runtime)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as h:
+        dev = await gql(h, MESSAGES, {"Authorization": f"Bearer {key}"}, u="u-seed-en")
+        assert {m["id"] for m in dev["data"]["messages"]} == set(added["accepted"]), dev
+        refused = await gql(h, MESSAGES, {"Authorization": "Bearer key-a"}, u="u-seed-en")
+        assert refused["status"] == 401
+    assert await memory.message("tenant-a", added["accepted"][0]) is None
+
+
+async def test_recall_as_of(settings: Settings, runtime: Runtime, memory: Memory) -> None:
+    """`recall`'s as_of is GraphQL's asOf: the memory before a correction, then as now."""
+    async with Client(build_server(runtime, settings, "stdio")) as c:
+        assert (await call(c, "add_messages", messages=DAY1))["errors"] == []
+        assert (await call(c, "add_messages", messages=[FIX]))["errors"] == []
+        now = await call(c, "recall", user_id=USER, query=Q)
+        then = await call(c, "recall", user_id=USER, query=Q, as_of=BEFORE_FIX)
+        naive = await c.call_tool(
+            "recall", {"user_id": USER, "query": Q, "as_of": "2026-10-06T12:00:00"}
+        )
+        garbled = await c.call_tool("recall", {"user_id": USER, "query": Q, "as_of": "soon"})
+    assert "1200" in now["formattedContext"]
+    context = then["formattedContext"]
+    assert "1200" not in context and current_lines(context, "900"), context
+    assert then["items"] and {i["id"] for i in then["items"]} != {i["id"] for i in now["items"]}
+    for bad in (naive, garbled):
+        assert bad.is_error and "BAD_INPUT: as_of" in str(bad.content), bad.content

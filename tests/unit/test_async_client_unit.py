@@ -3,16 +3,18 @@ scripted, the way a GraphQL server answers while Neo4j is down)."""
 
 from __future__ import annotations
 
+import json
+import socket
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import pytest
 
-from core.errors import NotFoundError, StorageUnavailable
+from core.errors import AuthError, GumemError, NotFoundError, ServerUnreachable, StorageUnavailable
 from core.inputs import parse_batch
 from core.settings import Settings
-from gumem.client import AsyncClient
+from gumem.client import AsyncClient, Client, resolve_key, resolve_url
 from gumem.client_types import turns_to_messages
 
 DOWN_ERROR = {"message": "storage unavailable", "extensions": {"code": "STORAGE_UNAVAILABLE"}}
@@ -84,3 +86,80 @@ def test_turns_become_valid_messages_with_stable_ids() -> None:
     assert [p.timestamp for p in parsed] == sorted(p.timestamp for p in parsed)
     kept = turns_to_messages([{"role": "user", "content": "hi", "id": "mine"}], "u", "s")
     assert kept[0]["id"] == "mine"
+
+
+MEMORY: dict[str, Any] = {
+    "data": {
+        "memory": {
+            "query": "q",
+            "formattedContext": "",
+            "timeWindowStart": None,
+            "timeWindowEnd": None,
+            "shortTermContext": [],
+            "midTermContext": [],
+            "longTermUserContext": [],
+        }
+    }
+}
+
+
+async def test_memory_passes_as_of_through() -> None:
+    seen: list[httpx.Request] = []
+    t = scripted([MEMORY], seen)
+    when = datetime(2026, 10, 6, 12, tzinfo=UTC)
+    async with AsyncClient("http://x/graphql", "k", transport=t) as c:
+        await c.memory("u", "q", as_of=when)
+        await c.memory("u", "q", as_of="2026-10-06T12:00:00+02:00")
+        await c.memory("u", "q")
+    sent = [json.loads(r.content) for r in seen]
+    assert "asOf: $asOf" in sent[0]["query"]
+    assert [s["variables"]["asOf"] for s in sent] == [
+        when.isoformat(),
+        "2026-10-06T12:00:00+02:00",
+        None,
+    ]
+
+
+def test_one_key_and_url_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GUMEM_API_KEY", raising=False)
+    monkeypatch.delenv("GUMEM_URL", raising=False)
+    for make in (Client, AsyncClient):
+        with pytest.raises(AuthError, match="GUMEM_API_KEY"):
+            make()
+    assert resolve_url() == "http://127.0.0.1:8000/graphql"
+    monkeypatch.setenv("GUMEM_API_KEY", " env-key ")
+    monkeypatch.setenv("GUMEM_URL", "http://gumem.internal:9000/graphql")
+    assert resolve_key() == "env-key" and resolve_key("given") == "given"
+    with Client() as c:
+        assert c.url == "http://gumem.internal:9000/graphql"
+        assert c._http.headers["authorization"] == "Bearer env-key"
+    a = AsyncClient()
+    assert a.url == "http://gumem.internal:9000/graphql"
+    assert a._http.headers["authorization"] == "Bearer env-key"
+
+
+async def test_answers_that_are_not_graphql_are_gumem_errors() -> None:
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/graphql":
+            return httpx.Response(401, json={"errors": [{"message": "unauthenticated"}]})
+        return httpx.Response(502, text="<html>bad gateway</html>")
+
+    t = httpx.MockTransport(handle)
+    async with AsyncClient("http://x/graphql", "k", transport=t) as c:
+        with pytest.raises(AuthError, match=r"http://x/graphql refused the API key.*GUMEM_API_KEY"):
+            await c.topics("u")
+    async with AsyncClient("http://x/other", "k", transport=t) as c:
+        with pytest.raises(GumemError, match="HTTP 502, not GraphQL"):
+            await c.topics("u")
+
+
+async def test_a_closed_port_is_retried_then_server_unreachable() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/graphql"
+    async with AsyncClient(url, "k", retries=2, backoff_s=0.001) as c:
+        with pytest.raises(ServerUnreachable, match=f"cannot reach the GUMem server at {url}"):
+            await c.topics("u")
+    with Client(url, "k") as sync, pytest.raises(ServerUnreachable):
+        sync.failed_messages()

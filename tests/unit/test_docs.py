@@ -45,8 +45,9 @@ def test_the_readme_shows_what_make_run_prints(
     import tools.__main__ as dev_tools
 
     monkeypatch.setattr(dev_tools, "ensure_neo4j", lambda settings: "bolt://127.0.0.1:7687")
-    monkeypatch.setattr(api.app, "create_app", lambda settings: None)
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    monkeypatch.setattr(api.app, "server_config", lambda settings: None)
+    monkeypatch.setattr(uvicorn.Server, "__init__", lambda self, config: None)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
     fresh: dict[str, Any] = {"api_keys": SecretStr(""), "neo4j_uri": None}
     for name in ("host", "port", "dev_http_port"):
         fresh[name] = Settings.model_fields[name].default
