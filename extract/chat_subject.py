@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from spacy.tokens import Token
 
-from extract import rx
+from extract import person_attrs, rx
 from extract.chat_lexicon import USER_EN, USER_ZH
 from extract.packs import current as current_pack
 from extract.slots import cut_zh
@@ -561,6 +561,18 @@ def subject_slot(
     head, _, qual = (slot or "").partition(":")
     if attr is None and qual and qual == _KEY_CHARS.sub("_", subject.name.lower()):
         attr = head  # "my <P>'s A is Z": the slot the user-side parse qualified by its owner
+    if attr is None and subject.kind in ("person", "pet"):
+        found = _described(subject, text, lang)  # "<P>身高160厘米", "<P> is called Y"
+        if found is not None:
+            attr, value = found
+            return (
+                (f"{subject.name}的{attr}", value)
+                if lang == "zh"
+                else (
+                    f"{subject.name.lower()}'s {attr}",
+                    value,
+                )
+            )
     if attr is None:
         return None, None
     if lang == "zh":
@@ -572,6 +584,19 @@ def subject_slot(
     elif value is None and (m := _COPULA_EN.search(text)) is not None:
         value = m.group(1).strip(" .,;!") or None
     return f"{subject.name.lower()}'s {attr.replace('_', ' ')}", value
+
+
+def _described(subject: Subject, text: str, lang: Lang) -> tuple[str, str] | None:
+    """An attribute the clause's predicate gives the person (`extract.person_attrs`)."""
+    names = (subject.name, *subject.aliases)
+    if lang == "zh":
+        return person_attrs.attribute_zh(person_attrs.after_subject_zh(text, names))
+    low = text.lower()
+    for name in sorted(names, key=len, reverse=True):
+        at = low.find(name.lower()) if name else -1
+        if at >= 0:
+            return person_attrs.attribute_en(text[at + len(name) :])
+    return None
 
 
 _KEY_CHARS = rx.compile(r"[^\w]+")
