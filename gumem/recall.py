@@ -228,8 +228,13 @@ def rank_evidence(
             kind_of[i] = kind
     dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
     lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
-    scale = _rejected_scales([*c.messages, *c.message_hits], query, weights)
-    fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights)
+    msgs = [*c.messages, *c.message_hits]
+    scale = _rejected_scales(msgs, query, weights)
+    # by cosine (the dense list's score), as the entity's Facts are
+    named = {
+        m.message_id: m.score for m in c.messages if m.message_id in scale and _named_in(m, query)
+    }
+    fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights, named)
     cites: dict[str, list[str]] = {}
     for f in [*c.fact_near, *c.fact_hits, *c.entity_facts]:
         cites.setdefault(f.id, list(f.sources))
@@ -249,15 +254,20 @@ def rank_evidence(
     return out
 
 
-def _about_named(fused: list[Ranked], c: Candidates, weights: Weights) -> list[Ranked]:
+def _about_named(
+    fused: list[Ranked], c: Candidates, weights: Weights, turns: dict[str, float] | None = None
+) -> list[Ranked]:
     """Facts about an entity of the user's world that the query names ("我表弟…", "dinner
     with my dad") as one more ranked list: each gains `weights.entity / (RRF_K + rank)`,
-    by its cosine to the query among that entity's Facts, and says whom it is about."""
-    ranks = _ranks(f.id for f in sorted(c.entity_facts, key=lambda f: (-f.score, f.id)))
+    by its cosine to the query among that entity's Facts, and says whom it is about. The
+    turns about a person the query names that gave no Fact (`turns`: id -> cosine; their
+    taste, an anecdote) rank in the same list: what was said about them is about them."""
+    listed = [(f.score, f.id) for f in c.entity_facts] + [(s, i) for i, s in (turns or {}).items()]
+    ranks = _ranks(i for _s, i in sorted(listed, key=lambda t: (-t[0], t[1])))
     about = {f.id: f.about for f in c.entity_facts}
     out = []
     for r in fused:
-        n = ranks.get(r.id) if r.kind == "fact" else None
+        n = ranks.get(r.id) if r.kind == "fact" or r.id in (turns or {}) else None
         if n is None:
             out.append(r)
             continue
@@ -363,6 +373,15 @@ def _people_words(pack: Pack) -> tuple[tuple[str, ...], frozenset[str]]:
     zh = (*pack.people.get("zh", ()), *pack.household.get("zh", ()))
     en = frozenset(w.lower() for w in (*pack.people.get("en", ()), *pack.household.get("en", ())))
     return zh, en
+
+
+def _named_in(m: MessageCandidate, query: str) -> bool:
+    """Whether a turn rejected as about someone else is about a person the query names."""
+    found = _SOMEONE_ELSE.match(m.rejected_reason or "") if m.rejected else None
+    if found is None:
+        return False
+    low = query.lower()
+    return _names(found.group("who"), low, frozenset(_WORDS.findall(low)))
 
 
 def _names(who: str, low: str, words: frozenset[str]) -> bool:
