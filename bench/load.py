@@ -12,7 +12,13 @@ queue is then left to settle before the next count. Prints ops/s, p50/p95/p99 pe
 operation, errors, recall p95 under load / idle p95 (the same run), the messages processed
 while loaded and the 1-minute load average.
 
-Usage: python -m bench.load [--clients 8,32] [--duration 60] [--workers 0]
+The API's /metrics is scraped (bench/scrape.py) before, every `--scrape-s` seconds during
+and after the prefill, the idle recalls, each load phase and its drain: the pending queue
+and the oldest pending age (min/max), messages processed, recall count and p50/p95 from the
+histogram, GraphQL errors by code. Counters are the API process's: with `--no-api-worker`
+the processing of `gumem worker`s is not in them (the queue gauges cover every process).
+
+Usage: python -m bench.load [--clients 8,32] [--duration 60] [--workers 0] [--scrape-s 2]
            [--bolt-port 7841 --http-port 7641] [--out bench/results/load.json]
 """
 
@@ -39,6 +45,7 @@ from bench.common import (
     add_neo4j_args,
     commit,
     cpu_seconds,
+    fmt,
     gumem_env,
     jit_cpu_seconds,
     loadavg,
@@ -52,6 +59,7 @@ from bench.common import (
     tree_cpu_seconds,
 )
 from bench.fleet import Proc, database, log_dir, queue, settled, workers
+from bench.scrape import Scraper
 from graph.db import Database
 
 TENANT = "bench-load"
@@ -98,6 +106,7 @@ class Clients:
     batch: int
     recalls: int
     timeout_s: float
+    scraper: Scraper
     ops: list[Op] = field(default_factory=list)
     samples: dict[str, str] = field(default_factory=dict)  # an error's first answer
 
@@ -172,16 +181,17 @@ async def prefill(
                 if op.outcome != "ok":
                     raise RuntimeError(f"prefill failed: {op.outcome} {cl.samples}")
 
-    async with cl.http() as c:
-        await asyncio.gather(*(one(c, u) for u in users))
-    acked = sum(o.messages for o in cl.ops)
-    left = await settled(db, TENANT, settle_s)
+    async with cl.scraper.watch() as metrics:
+        async with cl.http() as c:
+            await asyncio.gather(*(one(c, u) for u in users))
+        acked = sum(o.messages for o in cl.ops)
+        left = await settled(db, TENANT, settle_s)
     if any(left.values()):
         raise RuntimeError(f"prefill did not settle in {settle_s} s: {left}")
     wall = time.monotonic() - t0
     cl.ops.clear()
     log(f"prefill: {acked} messages stored and processed in {wall:.1f}s")
-    return {"messages": acked, "seconds": wall, "msgs_per_s": acked / wall}
+    return {"messages": acked, "seconds": wall, "msgs_per_s": acked / wall, "metrics": metrics}
 
 
 async def idle_recall(
@@ -194,9 +204,11 @@ async def idle_recall(
             await cl.recall(c, users[i % len(users)], rng)
         cl.ops.clear()
         t0 = time.monotonic()
-        for i in range(n):
-            await cl.recall(c, users[i % len(users)], rng)
+        async with cl.scraper.watch() as metrics:
+            for i in range(n):
+                await cl.recall(c, users[i % len(users)], rng)
     out = stats(cl.ops, time.monotonic() - t0)
+    out["metrics"] = metrics
     out["loadavg_1m"] = loadavg()[0]
     cl.ops.clear()
     log(f"idle recall: p50 {out['p50_ms']:.1f} ms, p95 {out['p95_ms']:.1f} ms")
@@ -231,30 +243,33 @@ async def load_phase(
     cl.ops.clear()
     cl.samples.clear()
     groups = [users[c::n] for c in range(n)]
-    tasks = [
-        asyncio.create_task(cl.client(g, random.Random(f"{args.seed}-{n}-{c}"), stop))
-        for c, g in enumerate(groups)
-    ]
-    await asyncio.sleep(args.warmup)
-    load0 = loadavg()[0]
-    processed0 = (await db.rows(PROCESSED, t=TENANT))[0]["n"]
-    cpu0 = cpu_now(h, cl.api, procs)
-    t0 = time.monotonic()
-    await asyncio.sleep(args.duration)
-    t1 = time.monotonic()
-    processed1 = (await db.rows(PROCESSED, t=TENANT))[0]["n"]
-    cpu1 = cpu_now(h, cl.api, procs)
-    cpu = {k: (cpu1[k] or 0.0) - v for k, v in cpu0.items() if v is not None}
-    load1 = loadavg()[0]
-    backlog = await queue(db, TENANT)
-    stop.set()
-    await asyncio.gather(*tasks)
+    # scraped from before the clients start until they all stopped
+    async with cl.scraper.watch() as loaded:
+        tasks = [
+            asyncio.create_task(cl.client(g, random.Random(f"{args.seed}-{n}-{c}"), stop))
+            for c, g in enumerate(groups)
+        ]
+        await asyncio.sleep(args.warmup)
+        load0 = loadavg()[0]
+        processed0 = (await db.rows(PROCESSED, t=TENANT))[0]["n"]
+        cpu0 = cpu_now(h, cl.api, procs)
+        t0 = time.monotonic()
+        await asyncio.sleep(args.duration)
+        t1 = time.monotonic()
+        processed1 = (await db.rows(PROCESSED, t=TENANT))[0]["n"]
+        cpu1 = cpu_now(h, cl.api, procs)
+        cpu = {k: (cpu1[k] or 0.0) - v for k, v in cpu0.items() if v is not None}
+        load1 = loadavg()[0]
+        backlog = await queue(db, TENANT)
+        stop.set()
+        await asyncio.gather(*tasks)
     seconds = t1 - t0
     window = [o for o in cl.ops if t0 <= o.end <= t1]
     per_kind = {k: stats([o for o in window if o.kind == k], seconds) for k in KINDS}
     acked = sum(o.messages for o in window)
     t_settle = time.monotonic()
-    left = await settled(db, TENANT, args.settle_s)
+    async with cl.scraper.watch() as draining:
+        left = await settled(db, TENANT, args.settle_s)
     out = {
         "clients": n,
         "seconds": seconds,
@@ -275,6 +290,8 @@ async def load_phase(
         "cpu_s": cpu,
         "loadavg_1m_start": load0,
         "loadavg_1m_end": load1,
+        "metrics": {"loaded": loaded, "settle": draining},
+        "recalls_answered_whole_run": sum(o.kind == "recall" and o.outcome == "ok" for o in cl.ops),
     }
     log(
         f"{n} clients: {out['all_ops_per_s']:.1f} ops/s, recall p95 "
@@ -318,6 +335,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             "prefill_per_user": args.prefill,
             "workers": args.workers,
             "api_worker": not args.no_api_worker,
+            "scrape_s": args.scrape_s,
             "env": env,
         },
     }
@@ -332,8 +350,18 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
         ) as procs,
     ):
         async with database(h) as db:
+            metrics_key = env.get("GUMEM_METRICS_KEY", os.environ.get("GUMEM_METRICS_KEY", ""))
+            scraper = Scraper(
+                api.url.removesuffix("/graphql") + "/metrics", metrics_key, args.scrape_s
+            )
             cl = Clients(
-                api, Feeds(users, args.seed), queries, args.batch, args.recalls, args.timeout
+                api,
+                Feeds(users, args.seed),
+                queries,
+                args.batch,
+                args.recalls,
+                args.timeout,
+                scraper,
             )
             res["prefill"] = await prefill(cl, db, ids, args.prefill, args.settle_s)
             res["idle"] = await idle_recall(cl, ids, args.idle_queries, 20, args.seed)
@@ -343,6 +371,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
                 ph["recall_p95_over_idle"] = ph["by_op"]["recall"]["p95_ms"] / res["idle"]["p95_ms"]
                 ph["recall_p50_over_idle"] = ph["by_op"]["recall"]["p50_ms"] / res["idle"]["p50_ms"]
                 res["phases"].append(ph)
+            res["scrape_errors"] = dict(Counter(scraper.errors))
     res["loadavg_end"] = loadavg()
     res["targets"] = targets(res)
     return res
@@ -419,11 +448,50 @@ def report(res: dict[str, Any]) -> str:
             + f" of {p['seconds'] * res['machine']['cpus']:.0f}"
             for p in res["phases"]
         ),
+        metrics_table(res),
         f"1-minute load average: start {res['machine']['loadavg_start'][0]:.2f}, "
         f"end {res['loadavg_end'][0]:.2f} ({res['machine']['cpus']} CPUs)",
         f"issue 19 targets at 8 clients: {res['targets']}",
     ]
     return "\n".join(out)
+
+
+def _count(x: float | None) -> int | None:
+    return None if x is None or math.isnan(x) else round(x)
+
+
+def _metrics_row(name: str, m: dict[str, Any]) -> list[Any]:
+    pend, age, rec = m.get("pending", {}), m.get("oldest_pending_age_s", {}), m.get("recall", {})
+    return [
+        name,
+        m["scrapes"],
+        f"{fmt(_count(pend.get('min')))}–{fmt(_count(pend.get('max')))}",
+        age.get("max"),
+        _count(m.get("processed")),
+        _count(rec.get("count")),
+        *(
+            None if rec.get(k) is None or math.isnan(rec[k]) else rec[k]
+            for k in ("p50_ms", "p95_ms")
+        ),
+        m.get("graphql_errors") or 0,
+    ]
+
+
+def metrics_table(res: dict[str, Any]) -> str:
+    rows = [_metrics_row("prefill", res["prefill"]["metrics"])]
+    rows.append(_metrics_row("idle recall", res["idle"]["metrics"]))
+    for p in res["phases"]:
+        rows.append(_metrics_row(f"{p['clients']} clients", p["metrics"]["loaded"]))
+        rows.append(_metrics_row(f"{p['clients']} clients, drain", p["metrics"]["settle"]))
+    headers = ["phase", "scrapes", "pending min–max", "oldest age max s", "processed"]
+    headers += ["recalls", "recall p50 ms", "p95 ms", "GraphQL errors"]
+    title = (
+        f"\nThe API's /metrics every {res['config']['scrape_s']} s (recall quantiles from the "
+        "histogram's buckets; processed: the API process's own"
+        + ("" if res["config"]["api_worker"] else ", its worker off")
+        + f"); failed scrapes: {res.get('scrape_errors') or 0}"
+    )
+    return table(headers, rows, title)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -442,6 +510,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--settle-s", type=float, default=900.0, help="queue drain bound per phase")
     p.add_argument("--timeout", type=float, default=120.0, help="client timeout per request")
     p.add_argument("--env", action="append", default=[], help="GUMEM_X=v for every process")
+    p.add_argument("--scrape-s", type=float, default=2.0, help="seconds between /metrics reads")
     p.add_argument("--seed", type=int, default=19)
     p.add_argument("--out", default=str(RESULTS / "load.json"))
     args = p.parse_args(argv)

@@ -19,6 +19,9 @@ REQUEST_ID: ContextVar[str | None] = ContextVar("gumem_request_id", default=None
 # what an access line carries besides its message (JSON keys, `extra=` of the record)
 ACCESS_FIELDS = ("method", "path", "status", "duration_ms")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
+# libraries whose lower levels carry what they send: the Neo4j driver's DEBUG (query
+# parameters), httpx's INFO (URLs, query strings included; httpx2 is the MCP SDK's fork)
+QUIET_LOGGERS = ("neo4j", "httpx", "httpcore", "httpx2", "httpcore2")
 
 
 class RequestId(logging.Filter):
@@ -71,9 +74,9 @@ def configure(fmt: LogFormat = "text", level: int = logging.INFO) -> None:
     """The root logger writes `fmt` lines to stderr at `level`, unless something else
     configured it first (a host application, a test run: then its handlers stay, as with
     `logging.basicConfig`). uvicorn's loggers go through it (their own access log dropped,
-    or stripped of query strings). Lines that carry what they send are kept out: the Neo4j
-    driver's DEBUG (query parameters) and httpx's INFO (URLs, query strings included)."""
-    for name in ("neo4j", "httpx", "httpcore"):
+    or stripped of query strings). Lines that carry what they send are kept out
+    (QUIET_LOGGERS)."""
+    for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).handlers.clear()

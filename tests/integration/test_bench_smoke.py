@@ -62,6 +62,18 @@ async def test_load_bench_counts_ops_without_errors(
     # every message any client had acknowledged (warm-up and tail included) was processed
     acked = res["prefill"]["messages"] + ph["messages_acked_whole_run"]
     assert await statuses(memory, load.TENANT) == {"processed": acked}
+    # the API's /metrics, scraped before, during and after each phase
+    assert res["scrape_errors"] == {}
+    assert res["idle"]["metrics"]["recall"]["count"] == 6
+    loaded, drain = ph["metrics"]["loaded"], ph["metrics"]["settle"]
+    assert loaded["scrapes"] >= 3  # 11 s of load, a scrape every 2 s
+    assert loaded["recall"]["count"] == ph["recalls_answered_whole_run"] > 0
+    assert math.isfinite(loaded["recall"]["p95_ms"]) and loaded["recall"]["p95_ms"] > 0
+    assert loaded["graphql_errors"] == {}
+    assert drain["pending"]["last"] == 0 and drain["oldest_pending_age_s"]["last"] == 0
+    # the API's worker and the `gumem worker` share the processing
+    processed = sum(m["processed"] for m in (res["prefill"]["metrics"], loaded, drain))
+    assert 0 <= processed <= acked
 
 
 async def test_workers_bench_processes_every_message_once(

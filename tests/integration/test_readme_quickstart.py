@@ -28,7 +28,7 @@ from tests.integration.test_http import free_port
 README = ROOT / "README.md"
 KEY = "readme-quickstart-key"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
-EXPORT = re.compile(r"^export (GUMEM_URL|GUMEM_API_KEY)=(\S+)$", re.M)
+EXPORT = re.compile(r"^export (GUMEM_URL|GUMEM_API_KEY)=(\S+)(?:[ \t]+#.*)?$", re.M)
 
 
 def quickstart() -> list[tuple[str, str]]:

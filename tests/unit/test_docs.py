@@ -1,5 +1,6 @@
-"""The README and docs/ hold together: every relative link (and its #anchor) resolves, and
-what the README shows `make run` printing is what it prints."""
+"""The README and docs/ hold together: every relative link (and its #anchor) resolves, what
+the README shows `make run` printing is what it prints, and every setting has a row in
+docs/configuration.md (the README's short table repeats some of them word for word)."""
 
 from __future__ import annotations
 
@@ -59,14 +60,32 @@ def test_the_readme_shows_what_make_run_prints(
     assert f"```text\n{shown}\n```" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def test_every_setting_is_in_the_readme_configuration_table() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
-    rows = {
-        v
+def _section(path: Path, heading: str) -> str:
+    return path.read_text(encoding="utf-8").split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _rows(table: str) -> dict[str, str]:
+    """A variable table's rows by the variables of their first cell."""
+    return {
+        v: line
         for line in table.splitlines()
         if line.startswith("| `GUMEM_")
         for v in re.findall(r"`(GUMEM_[A-Z0-9_]+)`", line.split("|")[1])
     }
+
+
+def test_every_setting_is_in_the_configuration_table() -> None:
+    rows = _rows(_section(ROOT / "docs" / "configuration.md", "## Environment variables"))
     missing = [n for n in Settings.model_fields if f"GUMEM_{n.upper()}" not in rows]
-    assert not missing, f"settings without a README row: {missing}"
+    assert not missing, f"settings without a row in docs/configuration.md: {missing}"
+
+
+def test_the_readme_configuration_is_a_part_of_the_full_table() -> None:
+    """The README's short table links to the full one and says what it says, row for row."""
+    readme = _section(ROOT / "README.md", "## Configuration")
+    assert "(docs/configuration.md)" in readme
+    full = _rows(_section(ROOT / "docs" / "configuration.md", "## Environment variables"))
+    shown = _rows(readme)
+    assert shown, "the README's configuration table is empty"
+    differ = sorted(v for v, line in shown.items() if full.get(v) != line)
+    assert not differ, f"README rows that differ from docs/configuration.md: {differ}"
