@@ -84,12 +84,12 @@ def attribute_zh(rest: str) -> tuple[str, str] | None:
     if len(attr) > _ATTR_MAX or any(f[:1] in _NOT_ATTR_FLAGS for _w, f in words[:at]):
         return None
     if words[at][1][:1] == "m":  # a measure: "身高160厘米", never "下个月8号要去…"
-        rest = words[at:]
-        if any(f[:1] == "v" for _w, f in rest) or any(f[:1] == "t" for _w, f in words[:at]):
+        tail = words[at:]
+        if any(f[:1] == "v" for _w, f in tail) or any(f[:1] == "t" for _w, f in words[:at]):
             return None  # a verb after it, or a time before it ("下个月8号…"): an event
     else:
-        rest = words[at + 1 :]
-    value = _value(rest)
+        tail = words[at + 1 :]
+    value = _value(tail)
     return (attr, value) if value else None
 
 

@@ -231,10 +231,10 @@ def rank_evidence(
     msgs = [*c.messages, *c.message_hits]
     scale = _rejected_scales(msgs, query, weights)
     # by cosine (the dense list's score), as the entity's Facts are
-    named = {
+    about_turns = {
         m.message_id: m.score for m in c.messages if m.message_id in scale and _named_in(m, query)
     }
-    fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights, named)
+    fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights, about_turns)
     cites: dict[str, list[str]] = {}
     for f in [*c.fact_near, *c.fact_hits, *c.entity_facts]:
         cites.setdefault(f.id, list(f.sources))
