@@ -85,6 +85,7 @@ class Ranked:
     entity: int | None = None  # its rank among the Facts about an entity the query names
     about: str | None = None  # that entity's name
     own: float = 0.0  # its fused score from its own match alone (no turn or session gain)
+    outside: bool = False  # outside the query's time window: shown after what is inside
 
     def why(self) -> str:
         parts = [
@@ -96,6 +97,8 @@ class Ranked:
             )
             if r is not None
         ]
+        if self.outside:
+            parts.append("outside the asked time")
         return ", ".join(parts)
 
 
@@ -277,6 +280,7 @@ def _about_named(
     return out
 
 
+FILL_BELOW = 0.999  # the best item outside the window scores just under the last inside
 SESSION_TOP = 20  # how many of the best items speak for their session
 SESSION_CAP = 1.0  # a session's gain is at most this share of the turn's own score
 
@@ -314,7 +318,27 @@ def _session_sum(
 
 def plan(c: Candidates, w: Window | None, limit: int, weights: Weights, query: str = "") -> Plan:
     shown = rank_summaries(c, w, weights)[: min(MAX_SUMMARIES, max(1, limit // 3))]
-    return Plan(shown, rank_evidence(c, w, weights, query), limit, w)
+    return Plan(shown, _windowed(c, w, limit, weights, query), limit, w)
+
+
+def _windowed(
+    c: Candidates, w: Window | None, limit: int, weights: Weights, query: str
+) -> list[Ranked]:
+    """The evidence in the query's time window, best first; when it holds fewer than the
+    limit, the best of the rest follow, after all of it and labelled: a time reading orders
+    recall, it never empties it ("有几个人在五月份过生日" is about birthdays in May, not
+    about what was said in May; a question after small talk about last night)."""
+    inside = rank_evidence(c, w, weights, query)
+    if w is None or len(inside) >= limit:
+        return inside
+    seen = {r.id for r in inside}
+    rest = [r for r in rank_evidence(c, None, weights, query) if r.id not in seen]
+    if not rest:
+        return inside
+    floor = min((r.score for r in inside), default=None)
+    top = rest[0].score
+    scale = floor * FILL_BELOW / top if floor is not None and top > 0 else 1.0
+    return inside + [replace(r, score=r.score * scale, outside=True) for r in rest]
 
 
 _SOMEONE_ELSE = rx.compile(

@@ -185,7 +185,7 @@ def test_best_summary_leads_and_facts_keep_their_sources() -> None:
     assert "[s1]" in r.formatted and "(evidence: m-a)" in r.formatted
 
 
-def test_window_filters_before_ranking() -> None:
+def test_window_filters_before_ranking_and_the_rest_follows_when_it_is_sparse() -> None:
     c = cands(
         summaries=[summary("old", 0.95, ["a"]), summary("new", 0.90, ["b"], days=10)],
         fact_near=[near("a", 0.95), near("b", 0.90, days=10)],
@@ -193,9 +193,27 @@ def test_window_filters_before_ranking() -> None:
     w = Window(T0 + timedelta(days=9), T0 + timedelta(days=11), "last week")
     p = plan(c, w, 8, W)
     assert [s.summary_id for _r, s in p.summaries] == ["new"]
-    assert [r.id for r in p.evidence] == ["b"] and p.evidence[0].dense == 1
-    r = assemble(p, c, {"b": fact("b", days=10)}, "what did I do last week?", W)
+    # ranked within the window first; the better match outside it follows, below and labelled
+    assert [r.id for r in p.evidence] == ["b", "a"] and p.evidence[0].dense == 1
+    assert p.evidence[1].outside and p.evidence[1].score < p.evidence[0].score
+    assert not p.evidence[0].outside
+    facts = {"a": fact("a"), "b": fact("b", days=10)}
+    r = assemble(p, c, facts, "what did I do last week?", W)
     assert "within 'last week'" in r.mid_term[0].reason
+    assert "outside the asked time" in next(it.reason for it in r.mid_term if it.id == "a")
+
+
+def test_a_full_window_shows_only_what_is_inside() -> None:
+    c = cands(fact_near=[near("a", 0.95), near("b", 0.90, days=10)])
+    w = Window(T0 + timedelta(days=9), T0 + timedelta(days=11), "last week")
+    assert [r.id for r in plan(c, w, 1, W).evidence] == ["b"]
+
+
+def test_an_empty_window_never_empties_recall() -> None:
+    c = cands(fact_near=[near("a", 0.95), near("b", 0.90)])
+    w = Window(T0 + timedelta(days=30), T0 + timedelta(days=31), "in May")
+    ev = plan(c, w, 8, W).evidence
+    assert [r.id for r in ev] == ["a", "b"] and all(r.outside for r in ev)
 
 
 def test_status_and_boost_scale_summaries_and_archived_is_hidden() -> None:
