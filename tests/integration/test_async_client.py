@@ -19,10 +19,10 @@ from core.settings import Settings
 from gumem.client import AsyncClient
 from gumem.client_types import MemoryContext
 from gumem.service import Memory
-from tests.integration.helpers import seed
+from tests.integration.helpers import free_port, seed
 from tests.integration.test_as_of import BEFORE_FIX, DAY1, FIX, USER, Q
 from tests.integration.test_corrections import current_lines
-from tests.integration.test_http import free_port, server  # noqa: F401 - the fixture
+from tests.integration.test_http import server  # noqa: F401 - the fixture
 
 DAY2 = datetime.fromisoformat("2026-12-01T10:00:00+08:00")
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,29 +18,15 @@ from gumem.cli import main as cli
 from gumem.client import Client
 from gumem.runtime import Runtime
 from gumem.service import Memory
-from tests.integration.helpers import ADD, seed
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.integration.helpers import ADD, free_port, seed, served
 
 
 @pytest.fixture
 def server(settings: Settings, memory: Memory) -> Iterator[str]:
     port = free_port()
     app = create_app(settings.model_copy(update={"port": port}))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/graphql"
-    srv.should_exit = True
-    thread.join(30)
+    with served(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")):
+        yield f"http://127.0.0.1:{port}/graphql"
 
 
 def test_seed_over_http_with_client_and_cli(

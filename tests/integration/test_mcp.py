@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,10 +24,9 @@ from gumem.cli import with_dev_key
 from gumem.mcp_server import MCP_PATH, build_server, create_http_app
 from gumem.runtime import Runtime
 from gumem.service import Memory
-from tests.integration.helpers import gql, seed
+from tests.integration.helpers import free_port, gql, seed, served
 from tests.integration.test_as_of import BEFORE_FIX, DAY1, FIX, USER, Q
 from tests.integration.test_corrections import current_lines
-from tests.integration.test_http import free_port
 
 TOOLS = {
     "add_messages",
@@ -115,17 +112,8 @@ async def test_mcp_over_stdio(settings: Settings, memory: Memory) -> None:
 def mcp_url(settings: Settings, memory: Memory) -> Iterator[str]:
     port = free_port()
     app = create_http_app(settings.model_copy(update={"port": port, "run_worker": False}))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 180
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        assert thread.is_alive(), "uvicorn stopped"
-        time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}{MCP_PATH}"
-    srv.should_exit = True
-    thread.join(30)
+    with served(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")):
+        yield f"http://127.0.0.1:{port}{MCP_PATH}"
 
 
 def keyed(key: str) -> httpx2.AsyncClient:

@@ -11,13 +11,11 @@ import contextlib
 import io
 import json
 import logging
-import threading
 import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-import uvicorn
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
@@ -29,8 +27,7 @@ from gumem.extractor import Extractor
 from gumem.pipeline import Pipeline
 from gumem.runtime import Runtime
 from gumem.service import Memory
-from tests.integration.helpers import ADD, A, gql, seed
-from tests.integration.test_http import free_port
+from tests.integration.helpers import ADD, A, free_port, gql, seed, served
 from tests.unit.extraction_hooks import POISON, hooked
 
 # an API of its own in these tests: extraction in a thread, no worker, no recall meter
@@ -177,19 +174,9 @@ class Relay:
 @contextlib.contextmanager
 def serving(settings: Settings) -> Iterator[str]:
     """`gumem serve`'s uvicorn on a free loopback port, in a thread; its base URL."""
-    port = free_port()
-    srv = uvicorn.Server(server_config(settings.model_copy(update={"port": port})))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.1)
-    try:
+    config = server_config(settings.model_copy(update={"port": free_port()}))
+    with served(config) as port:
         yield f"http://127.0.0.1:{port}"
-    finally:
-        srv.should_exit = True
-        thread.join(60)
 
 
 async def wait_ready(c: httpx.AsyncClient, status: int, within_s: float = 120) -> httpx.Response:

@@ -10,8 +10,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from pydantic import SecretStr
 from api.app import create_app
 from core.settings import ROOT, Settings
 from gumem.service import Memory
-from tests.integration.test_http import free_port
+from tests.integration.helpers import free_port, served
 
 README = ROOT / "README.md"
 KEY = "readme-quickstart-key"
@@ -46,16 +44,8 @@ def server(settings: Settings, memory: Memory) -> Iterator[str]:
     app = create_app(
         settings.model_copy(update={"port": port, "api_keys": SecretStr(f"{KEY}=dev")})
     )
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/graphql"
-    srv.should_exit = True
-    thread.join(30)
+    with served(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")):
+        yield f"http://127.0.0.1:{port}/graphql"
 
 
 def test_the_readme_tells_what_to_export_and_make_run_serves_there() -> None:
