@@ -123,4 +123,5 @@ async def test_gumem_show_cli(memory: Memory, settings: Settings) -> None:
     assert out["kind"] == "Message" and out["message_id"] == "m1"
     assert out["content"] == expected.content
     missing = show("m1", "--tenant", B)
-    assert missing.returncode == 2 and "'m1'" in missing.stderr and not missing.stdout
+    # a missing id is an error the command reports (exit 1), not a usage error (2)
+    assert missing.returncode == 1 and "'m1'" in missing.stderr and not missing.stdout
