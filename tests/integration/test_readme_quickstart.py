@@ -57,18 +57,17 @@ def test_the_readme_tells_what_to_export_and_make_run_serves_there() -> None:
     )
 
 
-def _run_bash(code: str, env: dict[str, str]) -> dict[str, Any]:
+def _ran(argv: list[str], env: dict[str, str]) -> str:
+    """The stdout of a README command run from the checkout; it must succeed."""
     done = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", code],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
+        argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False
     )
     assert done.returncode == 0, done.stderr
-    body: dict[str, Any] = json.loads(done.stdout)
+    return done.stdout
+
+
+def _run_bash(code: str, env: dict[str, str]) -> dict[str, Any]:
+    body: dict[str, Any] = json.loads(_ran(["bash", "-euo", "pipefail", "-c", code], env))
     assert "errors" not in body, body["errors"]
     return body["data"]  # type: ignore[no-any-return]
 
@@ -120,17 +119,7 @@ def test_the_quickstart_runs_as_written(server: str, tmp_path: Path) -> None:
     script.write_text(python, encoding="utf-8")
     # this checkout's gumem, as `.venv/bin/python quickstart.py` run from it imports
     env["PYTHONPATH"] = str(ROOT)
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    out = done.stdout
+    out = _ran([sys.executable, str(script)], env)
     assert "stored 3 turns, errors: []" in out
     assert "vegetarian" in out and "Thai curries" in out
     assert re.search(r"rests on \[.*'Fact'.*'Message'.*\]", out), out
