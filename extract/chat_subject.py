@@ -565,14 +565,6 @@ def subject_slot(
         found = _described(subject, text, lang)  # "<P>身高160厘米", "<P> is called Y"
         if found is not None:
             attr, value = found
-            return (
-                (f"{subject.name}的{attr}", value)
-                if lang == "zh"
-                else (
-                    f"{subject.name.lower()}'s {attr}",
-                    value,
-                )
-            )
     if attr is None:
         return None, None
     if lang == "zh":

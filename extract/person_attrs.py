@@ -22,7 +22,7 @@ _COPULA_ZH = ("是", "为")
 _HAVE_ZH = "有"
 _NAMING_ZH = ("叫", "姓")  # and words of them ("…叫", "叫…")
 _MEASURE_ZH = ("个", "一个", "一名", "名", "位", "一位")
-# flags after which a clause reports an event or a circumstance, not an attribute
+# aspect markers: a clause with one reports an event, not an attribute
 _EVENT_WORDS_ZH = ("了", "过", "着")
 # flags no attribute name holds: pronoun, adverb, preposition, conjunction, particle, number
 _NOT_ATTR_FLAGS = ("r", "d", "p", "c", "y", "m", "q", "x")
@@ -67,8 +67,8 @@ def attribute_zh(rest: str) -> tuple[str, str] | None:
     pack = current_pack()
     head = words[0][0]
     if any(head.startswith(n) or head.endswith(n) for n in _NAMING_ZH) and len(words) > 1:
-        value = _value(words[1:])
-        return (pack.words("name", "zh"), value) if value and pack.words("name", "zh") else None
+        value, name = _value(words[1:]), pack.words("name", "zh")
+        return (name, value) if value and name else None
     if head in _COPULA_ZH:
         return _identity_zh(words[1:])
     if head == _LOCATIVE_ZH:

@@ -112,6 +112,25 @@ def _when(value: datetime | str | None) -> str | None:
     return value.isoformat() if isinstance(value, datetime) else value
 
 
+def _memory_vars(
+    user_id: str,
+    query: str,
+    session_id: str | None,
+    now: datetime | str | None,
+    limit: int | None,
+    as_of: datetime | str | None,
+) -> dict[str, Any]:
+    """The variables of a `memory(...)` query, for both clients."""
+    return {
+        "u": user_id,
+        "q": query,
+        "s": session_id,
+        "now": _when(now),
+        "limit": limit,
+        "asOf": _when(as_of),
+    }
+
+
 def _transport_error(exc: Exception, url: str) -> GumemError:
     """httpx's failure to send or to hear back, as one of GUMem's errors naming the URL."""
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
@@ -189,13 +208,7 @@ class Client:
     ) -> dict[str, Any]:
         """`as_of`: the memory as it stood then (what was known at that time)."""
         res: dict[str, Any] = self.execute(
-            _MEMORY,
-            u=user_id,
-            q=query,
-            s=session_id,
-            now=_when(now),
-            limit=limit,
-            asOf=_when(as_of),
+            _MEMORY, **_memory_vars(user_id, query, session_id, now, limit, as_of)
         )["memory"]
         return res
 
@@ -331,13 +344,7 @@ class AsyncClient:
         known at that time: Messages up to it, the Facts valid at it, the Summary versions
         built from those), while `now` still resolves "yesterday" in the query."""
         data = await self.execute(
-            _MEMORY_FULL,
-            u=user_id,
-            q=query,
-            s=session_id,
-            now=_when(now),
-            limit=limit,
-            asOf=_when(as_of),
+            _MEMORY_FULL, **_memory_vars(user_id, query, session_id, now, limit, as_of)
         )
         return MemoryContext.from_json(data["memory"])
 

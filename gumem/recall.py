@@ -231,12 +231,9 @@ def rank_evidence(
             kind_of[i] = kind
     dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
     lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
-    msgs = [*c.messages, *c.message_hits]
-    scale = _rejected_scales(msgs, query, weights)
+    scale, named_turns = _rejected_scales([*c.messages, *c.message_hits], query, weights)
     # by cosine (the dense list's score), as the entity's Facts are
-    about_turns = {
-        m.message_id: m.score for m in c.messages if m.message_id in scale and _named_in(m, query)
-    }
+    about_turns = {m.message_id: m.score for m in c.messages if m.message_id in named_turns}
     fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights, about_turns)
     cites: dict[str, list[str]] = {}
     for f in [*c.fact_near, *c.fact_hits, *c.entity_facts]:
@@ -348,16 +345,18 @@ _SOMEONE_ELSE = rx.compile(
 
 def _rejected_scales(
     msgs: Iterable[MessageCandidate], query: str, weights: Weights
-) -> dict[str, float]:
+) -> tuple[dict[str, float], set[str]]:
     """The weight of each turn extraction found no memory in: `weights.rejected`, or for a
     statement about someone else (another person's taste, an anecdote) in full when the
     query names that person, `weights.rejected` when it asks about someone ("那个…的人",
     "who", "my colleagues"), else `weights.others`: a query about the user's own matters
-    is not answered with someone else's taste. The query is read once."""
+    is not answered with someone else's taste. Also the turns about a person the query
+    names. The query is read once."""
     low = query.lower()
     words = frozenset(_WORDS.findall(low))
     asked: bool | None = None
     out: dict[str, float] = {}
+    named: set[str] = set()
     for m in msgs:
         if not m.rejected or m.message_id in out:
             continue
@@ -366,11 +365,12 @@ def _rejected_scales(
             out[m.message_id] = weights.rejected
         elif _names(found.group("who"), low, words):
             out[m.message_id] = 1.0
+            named.add(m.message_id)
         else:
             if asked is None:
                 asked = asks_about_others(query)
             out[m.message_id] = weights.rejected if asked else weights.others
-    return out
+    return out, named
 
 
 # closed-class words that point at a person other than the user
@@ -397,15 +397,6 @@ def _people_words(pack: Pack) -> tuple[tuple[str, ...], frozenset[str]]:
     zh = (*pack.people.get("zh", ()), *pack.household.get("zh", ()))
     en = frozenset(w.lower() for w in (*pack.people.get("en", ()), *pack.household.get("en", ())))
     return zh, en
-
-
-def _named_in(m: MessageCandidate, query: str) -> bool:
-    """Whether a turn rejected as about someone else is about a person the query names."""
-    found = _SOMEONE_ELSE.match(m.rejected_reason or "") if m.rejected else None
-    if found is None:
-        return False
-    low = query.lower()
-    return _names(found.group("who"), low, frozenset(_WORDS.findall(low)))
 
 
 def _names(who: str, low: str, words: frozenset[str]) -> bool:
