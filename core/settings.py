@@ -115,7 +115,8 @@ class Settings(BaseSettings):
 
     # Consolidation, decay and recall
     topic_similarity: float = 0.86
-    # a correction replaces an older slot-less Fact at least this near (extract/conflicts.py)
+    # a correction replaces an older slot-less Fact at least this near
+    # (extract/corrections/conflicts.py)
     conflict_similarity: float = Field(default=0.78, ge=0, le=1)
     conflict_candidates: int = Field(default=200, ge=1, le=2000)
     deprioritize_below: float = 0.3

@@ -11,9 +11,9 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from extract import rx
-from extract.conflicts import Known
-from extract.endings import ended_things
+from extract.corrections.conflicts import Known
+from extract.corrections.endings import ended_things
+from extract.text import rx
 from extract.types import FactDraft
 from graph.db import Database, native, tx_rows
 from graph.entities import subject_kind, subject_row
@@ -167,7 +167,7 @@ _LATIN = rx.compile(r"^[A-Za-z0-9][A-Za-z0-9'-]*$")
 
 
 def _ended_rows(facts: list[NewFact]) -> list[dict[str, Any]]:
-    """One row per thing a new Fact says left the user's life (extract/endings.py): a
+    """One row per thing a new Fact says left the user's life (extract/corrections/endings.py): a
     Latin word matched whole, with its plural (a Java regex), a Chinese one as it is."""
     rows = []
     for f in facts:

@@ -13,8 +13,8 @@ import numpy as np
 
 from core.metrics import CONSOLIDATION_SECONDS, timed
 from core.settings import Settings
-from extract.summaries import build_summaries, summary_key
-from extract.topics import (
+from extract.consolidation.summaries import build_summaries, summary_key
+from extract.consolidation.topics import (
     DEFAULT_CONTEXT_WINDOW,
     TopicChoice,
     assign_topics,
@@ -152,7 +152,7 @@ class Consolidation:
     async def _voters(
         self, db: Database, tenant: str, user_id: str, new: list[FactRecord]
     ) -> list[gf.Filed]:
-        """The filed Facts whose Topic can vote on the new facts' (extract/topics.py
+        """The filed Facts whose Topic can vote on the new facts' (extract/consolidation/topics.py
         `_closeness`: one session, one slot family or within the context window)."""
         window = DEFAULT_CONTEXT_WINDOW
         sessions = sorted({s for f in new for s in f.session_ids})

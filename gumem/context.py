@@ -9,8 +9,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from extract.lang import detect_lang
-from extract.timecues import MONTHS_EN, Window
+from extract.text.lang import detect_lang
+from extract.text.timecues import MONTHS_EN, Window
 from extract.types import author_name
 from graph.recall import MessageCandidate
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from extract.carry import carry_over_en, carry_quantity
+from extract.chat.zh_grammar import carry_over
+from extract.corrections.carry import carry_over_en, carry_quantity
 from extract.types import Extraction, FactDraft, MessageRecord, Rejection
-from extract.zh_grammar import carry_over
 from graph.fact_writes import NewFact
 from graph.ids import stable_id
 

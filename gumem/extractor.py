@@ -102,8 +102,8 @@ def _event_nlp(models: Models) -> tuple[Any, Any]:
 
 def run_task(task: Task, models: Models) -> Extraction:
     """The extraction the service runs: one chat turn, or an event window aggregated."""
-    from extract.behaviour import extract_events
-    from extract.facts import extract_chats
+    from extract.chat.facts import extract_chats
+    from extract.events.behaviour import extract_events
 
     if task.kind == "events":
         return extract_events(task.messages, *_event_nlp(models))

@@ -31,7 +31,7 @@ class Models:
     def en(self) -> Any:
         with self._lock:
             if self._en is None:
-                from extract.nlp import load_english
+                from extract.text.nlp import load_english
 
                 self._en = load_english(self.settings.spacy_en_model, self.pack)
             return self._en
@@ -40,7 +40,7 @@ class Models:
     def zh(self) -> Any:
         with self._lock:
             if self._zh is None:
-                from extract.nlp import load_chinese
+                from extract.text.nlp import load_chinese
 
                 self._zh = load_chinese()
             return self._zh
@@ -70,10 +70,10 @@ class Models:
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
-                from extract.coalesce import Coalescing
-                from extract.embedding import create_embedder
+                from extract.vectors.coalesce import Coalescing
+                from extract.vectors.embedding import create_embedder
 
-                # users processed side by side share model calls (extract/coalesce.py)
+                # users processed side by side share model calls (extract/vectors/coalesce.py)
                 self._embedder = Coalescing(
                     create_embedder(
                         self.settings.embedding_model,

@@ -15,7 +15,8 @@ from datetime import UTC, datetime, timedelta
 from core.errors import StorageUnavailable
 from core.metrics import EXTRACTION_SECONDS, FAILED, PROCESSED
 from core.settings import Settings
-from extract.conflicts import (
+from extract.chat.slots import resolve_slot
+from extract.corrections.conflicts import (
     Claim,
     Known,
     candidate,
@@ -24,7 +25,6 @@ from extract.conflicts import (
     cosine,
     restorations,
 )
-from extract.slots import resolve_slot
 from extract.types import (
     Extraction,
     FactDraft,
@@ -377,7 +377,7 @@ class Pipeline(Consolidation):
     async def _conflicts(
         self, tenant: str, user_id: str, new: list[fact_writes.NewFact], stamps: dict[str, datetime]
     ) -> tuple[dict[str, str], list[fact_writes.NewFact]]:
-        """Implicit conflicts (extract/conflicts.py): new fact id → the older Fact it
+        """Implicit conflicts (extract/corrections/conflicts.py): new fact id → the older Fact it
         replaces, among the user's stored active Facts and this batch's earlier ones; and
         the new Facts, a Chinese change that keeps the rest ("…，日期不变") carried into the
         content of the Fact it replaces (extract/zh_grammar.carry_over)."""

@@ -19,12 +19,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 
-from extract import rx
-from extract.decay import rank_factor
-from extract.lang import detect_lang
+from extract.consolidation.decay import rank_factor
 from extract.packs import Pack
 from extract.packs import current as current_pack
-from extract.timecues import Window
+from extract.text import rx
+from extract.text.lang import detect_lang
+from extract.text.timecues import Window
 from graph.recall import (
     Candidates,
     MessageCandidate,

@@ -25,9 +25,9 @@ from core.inputs import (
 from core.metrics import RECALL_SECONDS, timed
 from core.records import Provenance, QueueDepth
 from core.settings import Settings
-from extract.decay import MEMORY_STATUSES, effective_weight, next_status
-from extract.lang import detect_lang
-from extract.timecues import parse_time_cue
+from extract.consolidation.decay import MEMORY_STATUSES, effective_weight, next_status
+from extract.text.lang import detect_lang
+from extract.text.timecues import parse_time_cue
 from graph import admin_reads, failures, governance, ingest, pending, reads, schema
 from graph import recall as grecall
 from graph import trace as gtrace

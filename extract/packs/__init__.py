@@ -25,9 +25,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from core.errors import ConfigError
-from extract import rx
-from extract.lang import fold
-from extract.taxonomy import Taxonomy, TaxonomyEntry, normalize_name
+from extract.packs.taxonomy import Taxonomy, TaxonomyEntry, normalize_name
+from extract.text import rx
+from extract.text.lang import fold
 
 FORMAT_VERSION = 1
 DEFAULT_SPEC = "general"
@@ -57,7 +57,7 @@ class TopicSpec(_Model):
 
 
 class AttributeSpec(_Model):
-    """A behaviour attribute ("cushioned"): one id for its names in every language."""
+    """A behaviour attribute (a trait of items): one id for its names in every language."""
 
     id: Name
     zh: Term
@@ -137,7 +137,7 @@ class Pack:
         return normalize_name(self.topic_names.get(key, {}).get(lang, "")) or name
 
     def topic_canonical(self, name: str) -> str:
-        """The taxonomy name a Topic name stands for, in any language ("旅行" -> "travel")."""
+        """The taxonomy name a Topic name stands for, in any language (its Chinese name, say)."""
         key = normalize_name(name)
         return self._topic_canonical.get(key, key)
 
@@ -224,7 +224,7 @@ class Pack:
         return {fold(k): v for k, v in self.team_regions.items()}
 
     def vocabulary(self) -> set[str]:
-        """Every domain term of the pack (for the test that extract/*.py holds none)."""
+        """Every domain term of the pack (for the test that extract/**/*.py holds none)."""
         terms: set[str] = set()
         for entry in self.taxonomy.entries:
             terms.update((entry.name, *entry.aliases, *entry.cues))

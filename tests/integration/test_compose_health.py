@@ -25,7 +25,7 @@ import httpx
 import pytest
 
 from core.settings import ROOT, Settings
-from extract.embedding import MARKER_FILENAME, MODEL_DIRNAME, ONNX_FILENAME
+from extract.vectors.embedding import MARKER_FILENAME, MODEL_DIRNAME, ONNX_FILENAME
 from tests.unit.test_compose import _defaults, compose, dockerfile, lay_out
 
 TOOL = ROOT / "tools" / "cypher-shell"

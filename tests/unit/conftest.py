@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from spacy.language import Language
 
-from extract.lang import detect_lang
-from extract.nlp import load_chinese, load_english
+from extract.text.lang import detect_lang
+from extract.text.nlp import load_chinese, load_english
 from extract.types import MessageRecord
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

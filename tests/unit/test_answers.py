@@ -1,4 +1,4 @@
-"""Short answers bind to the assistant's question before them (extract/chat_answers.py):
+"""Short answers bind to the assistant's question before them (extract/chat/answers.py):
 a wh-question's frame filled by the value, a yes/no question's proposition with the
 answer's adverb, a refusal stores nothing of the guess, a pick among listed options names
 the option; a turn that is not an answer is left to the clause analysis."""
@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
-from extract.chat_answers import listed_options, with_questions
-from extract.facts import extract_chat, extract_chats
-from extract.lang import detect_lang
+from extract.chat.answers import listed_options, with_questions
+from extract.chat.facts import extract_chat, extract_chats
+from extract.text.lang import detect_lang
 from extract.types import Extraction, MessageRecord
 
 TS = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)

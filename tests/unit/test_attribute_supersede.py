@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from spacy.language import Language
 
-from extract.conflicts import Claim, Known, attribute, conflicts, is_weak
-from extract.facts import extract_chat
-from extract.lang import detect_lang
+from extract.chat.facts import extract_chat
+from extract.corrections.conflicts import Claim, Known, attribute, conflicts, is_weak
+from extract.text.lang import detect_lang
 from extract.types import Extraction, MessageRecord
 
 T0 = datetime(2026, 4, 1, 8, tzinfo=UTC)

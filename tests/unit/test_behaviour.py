@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from spacy.language import Language
 
-from extract.behaviour import extract_events
+from extract.events.behaviour import extract_events
 from extract.types import FactDraft, MessageRecord
 
 TS = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
-from extract import clause_grammar as cg
-from extract.facts import extract_chat
-from extract.lang import detect_lang
+from extract.chat import clause_grammar as cg
+from extract.chat.facts import extract_chat
+from extract.text.lang import detect_lang
 from extract.types import Extraction, MessageRecord
 
 TS = datetime(2026, 3, 9, 8, tzinfo=UTC)

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from extract.coalesce import Coalescing
+from extract.vectors.coalesce import Coalescing
 
 
 class SlowModel:

@@ -22,7 +22,8 @@ import onnx
 import pytest
 from tokenizers import Tokenizer, normalizers
 
-from extract.embedding import (
+from extract.types import Embedder
+from extract.vectors.embedding import (
     DEFAULT_MODEL_NAME,
     MARKER_FILENAME,
     MODEL_DIRNAME,
@@ -30,8 +31,7 @@ from extract.embedding import (
     FastEmbedder,
     create_embedder,
 )
-from extract.ort_session import spinning, without_spinning
-from extract.types import Embedder
+from extract.vectors.ort_session import spinning, without_spinning
 from tools import e5_bin, e5_tokenizer, modelprep
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

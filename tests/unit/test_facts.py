@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
-from extract.facts import extract_chat, extract_chats
+from extract.chat.facts import extract_chat, extract_chats
 from extract.types import Extraction, FactDraft, MessageRecord
 
 TS = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)

@@ -95,7 +95,7 @@ def test_the_tree_is_read() -> None:
     [
         ("graph.db", "from gumem.service import Memory\n"),  # graph -> service
         ("core.errors", "import extract.types\n"),  # bottom -> extract
-        ("extract.facts", "def f():\n    from graph import reads\n"),  # lazy, still upward
+        ("extract.chat.facts", "def f():\n    from graph import reads\n"),  # lazy, still upward
         ("api.loaders", "from graph import reads\n"),  # api around the service
         ("gumem.service", "from api.types import Fact\n"),  # service -> api
         ("gumem.models", "from tools import modelprep\n"),  # runtime -> dev tools

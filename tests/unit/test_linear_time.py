@@ -1,6 +1,6 @@
 """Text processing in linear time: no message can stall extraction (issue 15, class 1).
 
-Every pattern of extract/ is compiled through extract/rx.py, so this test covers each one,
+Every pattern of extract/ is compiled through extract/text/rx.py, so this test covers each one,
 including patterns added later: it feeds them pathological strings of growing length and
 fails when the time grows faster than linearly. Then one whole chat message of 20,000
 characters (the API's maximum) of the same kinds is extracted with the real pipelines.
@@ -15,14 +15,14 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
-import extract.behaviour
-import extract.facts
-import extract.summaries
-import extract.timecues
-import extract.topics
-from extract import rx
+import extract.chat.facts
+import extract.consolidation.summaries
+import extract.consolidation.topics
+import extract.events.behaviour
+import extract.text.timecues
 from extract.packs import load as load_packs
-from extract.taxonomy import match_scores
+from extract.packs.taxonomy import match_scores
+from extract.text import rx
 from extract.types import Lang, MessageRecord
 
 # 4x the length: linear time takes about 4x as long, quadratic 16x, cubic 64x. (Below about
@@ -83,9 +83,14 @@ def _best(pattern: rx.Pattern, small: str, large: str) -> tuple[float, float]:
 def _all_patterns() -> tuple[rx.Pattern, ...]:
     # module-level patterns exist once their modules are imported; the taxonomy's are built
     # on first use
-    for module in (extract.behaviour, extract.facts, extract.summaries, extract.timecues):
+    for module in (
+        extract.events.behaviour,
+        extract.chat.facts,
+        extract.consolidation.summaries,
+        extract.text.timecues,
+    ):
         assert module.__name__
-    assert extract.topics.__name__
+    assert extract.consolidation.topics.__name__
     match_scores("warm up", load_packs("general").taxonomy)
     return rx.registered()
 
@@ -153,7 +158,7 @@ def test_one_long_message_is_extracted_in_bounded_time(
 ) -> None:
     text = INPUTS[name](MESSAGE_CHARS)
     start = time.perf_counter()
-    result = extract.facts.extract_chats([_message(text, lang)], en_nlp, zh_nlp)
+    result = extract.chat.facts.extract_chats([_message(text, lang)], en_nlp, zh_nlp)
     took = time.perf_counter() - start
     print(f"\n{MESSAGE_CHARS} chars of {name} ({lang}): {took:.2f}s")
     assert len(result) == 1

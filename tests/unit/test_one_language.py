@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from spacy.language import Language
 
-from extract import rx
-from extract.facts import extract_chat
-from extract.lang import detect_lang
-from extract.summaries import build_summaries
-from extract.topic_names import topic_embedding_text
-from extract.topics import assign_topics
+from extract.chat.facts import extract_chat
+from extract.consolidation.summaries import build_summaries
+from extract.consolidation.topic_names import topic_embedding_text
+from extract.consolidation.topics import assign_topics
+from extract.text import rx
+from extract.text.lang import detect_lang
 from extract.types import EntityRef, FactRecord, Lang, MessageRecord, TopicRecord
 
 T0 = datetime(2026, 9, 1, 9, tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""Domain packs: extract/*.py holds no pack word, a new pack changes behaviour without code,
+"""Domain packs: extract/**/*.py holds no pack word, a new pack changes behaviour without code,
 and a bad pack fails at load naming its file and field."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from spacy.language import Language
 
 from core.errors import ConfigError
 from extract import packs
-from extract.behaviour import extract_events
-from extract.lang import fold, team_slug
-from extract.nlp import gazetteer_lookup
-from extract.topics import assign_topics
+from extract.consolidation.topics import assign_topics
+from extract.events.behaviour import extract_events
+from extract.text.lang import fold, team_slug
+from extract.text.nlp import gazetteer_lookup
 from extract.types import MessageRecord
 from tests.unit.test_topics import make_fact
 
@@ -55,10 +55,10 @@ _WORDS = re.compile(r"[a-z][a-z'&.-]*[a-z]|[a-z]")
 
 
 def _literals() -> Iterator[tuple[str, int, str]]:
-    for path in sorted(EXTRACT.glob("*.py")):
+    for path in sorted(EXTRACT.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                yield path.name, node.lineno, node.value
+                yield str(path.relative_to(EXTRACT)), node.lineno, node.value
 
 
 def _vocabulary() -> set[str]:
@@ -66,7 +66,7 @@ def _vocabulary() -> set[str]:
 
 
 def test_extract_code_holds_no_pack_word() -> None:
-    """Every string literal of extract/*.py (regexes, docstrings, tables) against every pack
+    """Every string literal of extract/**/*.py (regexes, docstrings, tables) against every pack
     term: Latin terms as whole words, Chinese terms of two or more characters as substrings."""
     vocab = _vocabulary()
     latin = {" ".join(_WORDS.findall(t)) for t in vocab if not _CJK.search(t)} - {""}
@@ -81,9 +81,13 @@ def test_extract_code_holds_no_pack_word() -> None:
 
 
 def test_scan_sees_a_pack_word(tmp_path: Path) -> None:
-    """The scan is not vacuous: a literal holding a pack word is found."""
+    """The scan is not vacuous: a literal holding a pack word is found, and the literals
+    of every module are read, those of the stage packages included."""
     vocab = _vocabulary()
     assert {"running shoes", "berlin", "缓震", "nike", "laptop"} <= vocab
+    read = {name for name, _line, _text in _literals()}
+    assert read >= {str(p.relative_to(EXTRACT)) for p in EXTRACT.rglob("*.py") if p.stat().st_size}
+    assert {"chat/facts.py", "text/lang.py", "events/behaviour.py"} <= read
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""What a clause says a person is or has (extract/person_attrs.py): an attribute with a value
+"""What a clause says a person is or has (extract/chat/person_attrs.py): an attribute with a value
 read from the predicate's structure, so someone else's attribute is stored as theirs in any
 domain, while their tastes, anecdotes and advice stay evidence only."""
 
@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
-from extract import person_attrs
-from extract.facts import extract_chat
+from extract.chat import person_attrs
+from extract.chat.facts import extract_chat
 from extract.types import Extraction, MessageRecord
 
 TS = datetime(2026, 5, 4, 9, 30, tzinfo=UTC)

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spacy.language import Language
 
-from extract.behaviour import extract_events
-from extract.facts import extract_chat, extract_chats
-from extract.lang import (
+from extract.chat.facts import extract_chat, extract_chats
+from extract.events.behaviour import extract_events
+from extract.text.lang import (
     MAX_NUMBER,
     fmt_number,
     fold,
@@ -25,8 +25,8 @@ from extract.lang import (
     parse_number,
     team_slug,
 )
-from extract.nlp import gazetteer_lookup
-from extract.timecues import parse_time_cue, time_range
+from extract.text.nlp import gazetteer_lookup
+from extract.text.timecues import parse_time_cue, time_range
 from extract.types import EVENT_TYPES, MessageRecord
 
 ODD = ["ſ", "ı", "İ", "\u212a", "ß", "ﬁ", "\u0345", "Ω", "\u3000", "\x00", "\x1b", "\u200b"]

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
-from extract.facts import extract_chat
-from extract.slots import resolve_slot, retracts_zh, slot_en, slot_zh
+from extract.chat.facts import extract_chat
+from extract.chat.slots import resolve_slot, retracts_zh, slot_en, slot_zh
 from extract.types import Extraction, MessageRecord
 
 TS = datetime(2026, 10, 3, 8, 0, tzinfo=UTC)
@@ -38,7 +38,7 @@ def test_english_slot_by_dependency_parse(
 ) -> None:
     slot = slot_en(list(en_nlp(text))) or None
     if slot is None:
-        from extract.slots import make_that_en
+        from extract.chat.slots import make_that_en
 
         slot = make_that_en(list(en_nlp(text)))
     assert slot is not None, text

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
-from extract.facts import extract_chat
+from extract.chat.facts import extract_chat
 from extract.types import Extraction, FactDraft, MessageRecord
 
 TS = datetime(2026, 5, 4, 9, 30, tzinfo=UTC)
@@ -205,7 +205,7 @@ def test_a_thing_with_an_attribute_and_value_is_its_fact(
 
 
 def test_a_head_noun_cue_gives_the_kind() -> None:
-    from extract.chat_subject import thing_kind
+    from extract.chat.subject import thing_kind
 
     assert thing_kind("书法展", "zh") == "event"
     assert thing_kind("社区医院", "zh") == "place"

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from extract.decay import DECAY_RATES
-from extract.summaries import (
+from extract.consolidation.decay import DECAY_RATES
+from extract.consolidation.summaries import (
     build_summaries,
     group_facts,
     match_previous,

@@ -9,15 +9,20 @@ from typing import Any
 
 import pytest
 
-from extract import taxonomy
+from extract.consolidation.topics import (
+    TopicChoice,
+    assign_topics,
+    derive_topic_name,
+    topic_embedding_text,
+)
 from extract.packs import load as load_packs
-from extract.taxonomy import (
+from extract.packs import taxonomy
+from extract.packs.taxonomy import (
     load_taxonomy,
     match_scores,
     taxonomy_from_dict,
     taxonomy_to_dict,
 )
-from extract.topics import TopicChoice, assign_topics, derive_topic_name, topic_embedding_text
 from extract.types import EntityRef, FactRecord, Lang, TopicRecord
 from tests.unit.fake_embedder import FakeEmbedder
 

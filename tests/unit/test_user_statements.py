@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
-from extract.facts import extract_chat
-from extract.lang import detect_lang
-from extract.timecues import resolve_relative_days
+from extract.chat.facts import extract_chat
+from extract.text.lang import detect_lang
+from extract.text.timecues import resolve_relative_days
 from extract.types import Extraction, MessageRecord
 
 TS = datetime(2026, 5, 6, 9, tzinfo=UTC)  # a Wednesday

@@ -1,4 +1,4 @@
-"""Chinese clause grammar (extract/zh_grammar.py) and its hooks in fact extraction.
+"""Chinese clause grammar (extract/chat/zh_grammar.py) and its hooks in fact extraction.
 
 Every example is from another domain than the open scenarios, with other values: the
 mechanisms are grammar, not word lists.
@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from spacy.language import Language
 
-from extract import zh_grammar as g
-from extract.conflicts import Claim, Known, conflicts
-from extract.facts import extract_chat
+from extract.chat import zh_grammar as g
+from extract.chat.facts import extract_chat
+from extract.corrections.conflicts import Claim, Known, conflicts
 from extract.types import Extraction, Lang, MessageRecord
 
 TS = datetime(2026, 5, 4, 8, 0, tzinfo=UTC)
@@ -311,7 +311,7 @@ def test_the_pipeline_carries_the_change_into_the_replaced_fact() -> None:
 
 
 def test_the_users_family_move_is_the_users_home() -> None:
-    from extract.slots import slot_zh
+    from extract.chat.slots import slot_zh
 
     found = slot_zh("我家上个月搬到了城西")
     assert found is not None and found.key == "home_city"

@@ -1,0 +1,207 @@
+"""Whose fact a clause states (facts.py): the user's own, stated as true, or another
+person's, a hypothesis, a question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from spacy.tokens import Token
+
+from extract.chat import clause_grammar as cg
+from extract.chat import zh_grammar
+from extract.chat.lexicon import _AVOID_LEMMAS, _HAN, _I_ZH, _LIKE_LEMMAS, _WE_ZH, USER_ZH, _rx
+from extract.chat.slots import cut_zh, slot_zh
+from extract.chat.subject import instructs_user_zh, subject_zh
+from extract.chat.tokens import _first_person, _key
+from extract.packs import current as current_pack
+from extract.text import rx
+from extract.types import FactDraft, Lang
+
+# --- whose fact: the user's own, stated as true ----------------------------------------------
+
+_CHANGE_EN = _rx(
+    r"\b(?:now|instead|no longer|switched|moved|changed|from now on|make that|change it to|"
+    r"anymore|new)\b"
+)
+_CHANGE_ZH = rx.compile(r"改成|换成|改为|改到|换到|变成|不再|现在|搬到|以后|今后|从现在起|新的")
+_CHANGE_ADV_ZH = rx.compile(r"从今以后|从现在起|以后|今后")
+_THIRD_PRON_EN = {"he", "she", "they", "him", "her", "them"}
+_MODALS_EN = {"would", "'d", "might", "could"}
+# verbs whose subject is a person: feeling, wanting, saying
+_PERSON_VERBS_EN = _LIKE_LEMMAS | _AVOID_LEMMAS | {
+    "want", "think", "say", "tell", "keep", "suggest", "recommend", "feel", "believe",
+    "wish", "hope", "need", "ask", "insist",
+}  # fmt: skip
+_HYPO_ZH = rx.compile(r"^(?:要是|假如|万一|假设|倘若|若是|如果.*的话)|的话[，,\s]")
+_PERSON_VERBS_ZH = rx.compile(
+    r"^(?:也|都|一直|总是|很|最|特别|比较|还|就|不太|不)*(?:喜欢|爱|讨厌|觉得|认为|说|建议|推荐|"
+    r"偏好|希望|想|要|让|叫|嫌)"
+)
+_THIRD_PRON_ZH = ("他", "她", "他们", "她们")
+# "我希望<someone> …": a wish, whoever it is about
+_WISH_ZH = rx.compile(
+    r"^(?:我|我们)(?:真|很|一直|特别|也|都)*(?:希望|盼着|盼望|但愿|祝|祝愿|期待)(.+)$"
+)
+
+
+# what stops a Chinese subject noun phrase: its verb, an adverb, a preposition, a number
+_NP_STOP_ZH = ("v", "d", "p", "t", "m", "c", "a", "u")
+
+
+def _people(lang: Lang) -> set[str]:
+    return {w.lower() for w in current_pack().people.get(lang, ())}
+
+
+def _other_person(text: str, toks: list[Token], lang: Lang) -> str | None:
+    """A statement whose subject is another person the pack names ("my <person> is on X",
+    "楼上<person>家的<person>在学 X"): that person's fact, not the user's. A constraint the
+    user states for them ("<person>对 X 过敏") stays the user's to respect; a subject joined
+    with the user ("my <person> and I", "我和<person>") is the user's."""
+    if lang == "zh" or _HAN.search(text):
+        people = _people("zh")
+        head, np = "", list[str]()
+        for w, f in cut_zh(text):
+            if not w.strip() or f == "x":
+                continue
+            if w in ("的", "家") or f in ("q", "uj"):
+                continue
+            if (f[:1] in ("n", "r", "j", "s") or (f[:1] == "i" and not np)) and not (
+                f[:1] == "r" and np and w not in ("我", "我们")
+            ):
+                np.append(w)
+                head = w
+                continue
+            break
+        if not np or np == ["我"] or np == ["我们"]:
+            return None
+        person = head in people or (
+            head not in ("我", "我们") and any(p in head for p in people if len(p) >= 2)
+        )
+        owner = [w for w in np if w in people or any(p in w for p in people if len(p) >= 2)]
+        if person or (owner and cut_zh(head)[0][1] == "nr"):
+            return f"about someone else ({''.join(np)}), not the user"
+        return None
+    people = _people("en")
+    ids = {t.i for t in toks}
+    for verb in (t for t in toks if t.head.i not in ids or t.dep_ == "ROOT"):
+        subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subj is None or subj.lemma_.lower() not in people:
+            return None
+        if any(c.dep_ == "conj" and _first_person(c) for c in subj.subtree):
+            return None  # "my wife and I"
+        return f"about someone else ({subj.text}), not the user"
+    return None
+
+
+def _not_the_users(
+    text: str, toks: list[Token], lang: Lang, slot: bool, about: bool = False
+) -> str | None:
+    """Why a clause is not a fact stated as true: hypothetical, a wish, or someone else's
+    (``about``: the clause has a subject of the user's world, whose Fact it is)."""
+    if lang == "zh" or _HAN.search(text):
+        return _not_the_users_zh(text, slot, about)
+    for t in toks:
+        if t.dep_ == "mark" and t.lower_ == "if":
+            cond = t.head
+            main = cond.head if cond.dep_ == "advcl" else cond
+            if (
+                any(c.lower_ == "ever" for c in cond.children)
+                or cond.lower_ == "were"
+                or any(c.lower_ in _MODALS_EN for c in main.children if c.dep_ == "aux")
+                or cg.possibility_en(main)
+            ):
+                return "hypothetical (conditional), not a fact about the user"
+    ids = {t.i for t in toks}
+    mains = [t for t in toks if t.head.i not in ids or t.dep_ == "ROOT"]
+    for verb in mains:
+        subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subj is None:
+            continue
+        if _first_person(subj):
+            wish = verb.lemma_ in ("hope", "wish")
+            comp = next((c for c in verb.children if c.dep_ == "ccomp"), None)
+            inner = next((c for c in comp.children if c.dep_ == "nsubj"), None) if comp else None
+            if wish and inner is not None and not _first_person(inner):
+                return "a wish about someone else, not a fact about the user"
+            return None
+        if about or any(c.dep_ == "conj" and _first_person(c) for c in subj.subtree):
+            return None  # someone else's Fact, or the user with someone ("my <P> and I")
+        person = (
+            subj.lower_ in _THIRD_PRON_EN
+            or subj.ent_type_ == "PERSON"
+            or any(c.dep_ == "appos" and c.pos_ == "PROPN" for c in subj.children)
+        )
+        owned_agent = (
+            not slot
+            and subj.pos_ == "NOUN"
+            and any(c.dep_ == "poss" for c in subj.children)
+            and (
+                verb.lemma_ in _PERSON_VERBS_EN
+                or any(t.lower_ in _THIRD_PRON_EN | {"his", "their"} for t in toks)
+            )
+        )
+        if person or owned_agent:
+            return f"about someone else ({subj.text}), not the user"
+        return None
+    return None
+
+
+def _not_the_users_zh(text: str, slot: bool, about: bool = False) -> str | None:
+    if _HYPO_ZH.search(text) or zh_grammar.speculative(text) or cg.hypothetical_zh(text):
+        return "hypothetical (conditional), not a fact about the user"
+    wish = _WISH_ZH.match(text)
+    if wish and subject_zh(wish.group(1)) is not None:
+        return "a wish about someone else, not a fact about the user"
+    if about or instructs_user_zh(text):
+        return None  # someone else's Fact, or what a person tells the user to do
+    words = [(w, f) for w, f in cut_zh(text) if w.strip()]
+    if words and words[0][0] in _THIRD_PRON_ZH:
+        return f"about someone else ({words[0][0]}), not the user"
+    if slot or len(words) < 3 or words[0][0] not in ("我", "我们"):
+        return None
+    i = 1 + (words[1][0] == "的")
+    nouns = []
+    while i < len(words) and words[i][1][:1] in ("n", "r") and words[i][0] not in ("我", "自己"):
+        nouns.append(words[i][0])
+        i += 1
+        if i < len(words) and words[i][0] == "的":
+            i += 1
+    if not nouns:
+        return None
+    rest = "".join(w for w, _f in words[i:])
+    if _PERSON_VERBS_ZH.match(rest) or any(w in _THIRD_PRON_ZH for w, _f in words[i:]):
+        return f"about someone else ({''.join(nouns)}), not the user"
+    return None
+
+
+# "X改了，换成Y": the attribute named in a clause of its own, the value in the next one
+_CHANGED_ZH = rx.compile(
+    r"^(?P<attr>[^，,。；;！!？?\s]{2,12}?)(?:也|都|又|已经)?(?:改了|变了|换了|调整了|有变(?:化)?|变动了)$"
+)
+_OPENS_WITH_CHANGE_ZH = rx.compile(
+    r"^(?:也|都|又|已经|就)?(?:换成|改成|改为|改到|换到|调成|调到|改在|挪到)"
+)
+
+
+def _carry(draft: FactDraft, attr: str, text: str) -> FactDraft:
+    """A change clause without its attribute, given the one the previous clause named."""
+    found = slot_zh(attr + text)
+    slot = draft.slot or (found.key if found else None)
+    content = attr + draft.content
+    return replace(
+        draft,
+        content=content,
+        slot=slot,
+        value=draft.value or (found.value if found else None),
+        key=_key(draft.kind, slot, content),
+    )
+
+
+def _owned(content: str, owner: str) -> str:
+    """A further statement given the owner its sentence opened with: "W 在 V" after "我们 X 的
+    A 是 Z" -> "我们 X 的 W 在 V" (worded like the fact itself)."""
+    who = _I_ZH.sub(USER_ZH, _WE_ZH.sub(f"{USER_ZH}等人", owner))
+    left = " " if who[-1:].isascii() and who[-1:].isalnum() else ""
+    right = " " if content[:1].isascii() and content[:1].isalnum() else ""
+    return f"{who}{left}的{right}{content}"
