@@ -26,13 +26,13 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from extract.chat.clause import _kind_en, _kind_zh
-from extract.chat.slots import cut_zh
 from extract.chat.tokens import _key
 from extract.packs import current as current_pack
 from extract.text import rx
 from extract.text.lang import detect_lang
 from extract.text.nlp import entity_refs
 from extract.text.timecues import resolve_relative_days, time_range
+from extract.text.zh_words import cut_zh
 from extract.types import Extraction, FactDraft, Kind, Lang, MessageRecord, Rejection
 
 # --- closed-class words -------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Analysis of one clause (facts.py): leading markers stripped, greetings, the slot
-and value it sets, its kind and polarity.
+and value it sets (a team's slot named by ``team_slug``), its kind and polarity.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from extract.chat.lexicon import (
     _NAME_ZH,
     _NEG_EN,
     _NEG_WORDS_EN,
+    _NON_WORD,
     _PARTICLES,
     _PAST_EN,
     _PAST_ZH,
@@ -77,8 +78,9 @@ from extract.chat.tokens import (
     _money,
     _tokens,
 )
+from extract.packs import current
 from extract.text import rx
-from extract.text.lang import fmt_number, parse_number, team_slug
+from extract.text.lang import fmt_number, fold, parse_number
 from extract.text.nlp import doc_text, ents_in, gazetteer_lookup
 from extract.types import Kind, Lang, Polarity
 
@@ -140,6 +142,19 @@ def _city(doc: Doc, start: int, end: int, raw: str) -> str:
             return ent.id_ or ent.text
     hit = gazetteer_lookup(raw)
     return hit[1] if hit else _PARTICLES.sub("", raw.strip())
+
+
+_TEAM_ARTICLE = rx.compile(r"^(?:the|our|my)\s+")
+_TEAM_SUFFIX = rx.compile(r"(?:团队|组|部门|\s*team)$")
+
+
+def team_slug(team: str) -> str:
+    """ "设计团队" / "the design team" -> "设计_team" / "design_team"; region words map through the
+    packs' team_regions, so one region named in two languages gives one slot."""
+    key = _TEAM_ARTICLE.sub("", fold(team.strip()))
+    key = _TEAM_SUFFIX.sub("", key).strip()
+    slug = current().folded_regions.get(key) or _NON_WORD.sub("_", key).strip("_")
+    return f"{slug}_team"
 
 
 def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str | None]:

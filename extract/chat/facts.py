@@ -49,7 +49,7 @@ from extract.chat.owner import (
     _owned,
 )
 from extract.chat.segments import _clauses, _Piece
-from extract.chat.slots import cut_zh, make_that_en, retracts_en, retracts_zh
+from extract.chat.slots import make_that_en, retracts_en, retracts_zh
 from extract.chat.subject import (
     Subject,
     anaphor_attr,
@@ -91,6 +91,7 @@ from extract.text import rx
 from extract.text.lang import detect_lang
 from extract.text.nlp import doc_text, entity_refs
 from extract.text.timecues import resolve_relative_days, time_range
+from extract.text.zh_words import cut_zh
 from extract.types import (
     EntityRef,
     Extraction,

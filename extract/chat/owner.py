@@ -11,11 +11,12 @@ from spacy.tokens import Token
 from extract.chat import clause_grammar as cg
 from extract.chat import zh_grammar
 from extract.chat.lexicon import _AVOID_LEMMAS, _HAN, _I_ZH, _LIKE_LEMMAS, _WE_ZH, USER_ZH, _rx
-from extract.chat.slots import cut_zh, slot_zh
+from extract.chat.slots import slot_zh
 from extract.chat.subject import instructs_user_zh, subject_zh
 from extract.chat.tokens import _first_person, _key
 from extract.packs import current as current_pack
 from extract.text import rx
+from extract.text.zh_words import cut_zh
 from extract.types import FactDraft, Lang
 
 # --- whose fact: the user's own, stated as true ----------------------------------------------

@@ -22,7 +22,6 @@ from extract.chat.lexicon import (
     _SUBORD_EN,
     _SUBORD_ZH,
 )
-from extract.chat.slots import cut_zh
 from extract.chat.subject import anaphor_led_zh, noun_led_zh, subject_zh
 from extract.chat.tokens import (
     _content_tokens,
@@ -32,6 +31,7 @@ from extract.chat.tokens import (
     _tokens,
 )
 from extract.text.nlp import doc_text
+from extract.text.zh_words import cut_zh
 from extract.types import Lang
 
 # --- segmentation ---------------------------------------------------------------------------

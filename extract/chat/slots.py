@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import jieba.posseg as pseg
 from spacy.tokens import Token
 
 from extract.text import rx
+from extract.text.zh_words import cut_zh
 
 
 @dataclass(frozen=True)
@@ -246,11 +246,6 @@ _NOT_ANY_MORE_ZH = rx.compile(
 )
 
 
-def cut_zh(text: str) -> list[tuple[str, str]]:
-    """(word, jieba part-of-speech tag) pairs."""
-    return [(w.word, w.flag) for w in pseg.cut(text)]
-
-
 _cut = cut_zh
 
 
@@ -356,7 +351,6 @@ def resolve_slot(slot: str, known: list[str]) -> str:
 
 __all__ = [
     "Slot",
-    "cut_zh",
     "make_that_en",
     "resolve_slot",
     "retracts_en",

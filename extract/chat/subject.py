@@ -20,9 +20,9 @@ from spacy.tokens import Token
 
 from extract.chat import person_attrs
 from extract.chat.lexicon import USER_EN, USER_ZH
-from extract.chat.slots import cut_zh
 from extract.packs import current as current_pack
 from extract.text import rx
+from extract.text.zh_words import cut_zh
 from extract.types import Lang
 
 

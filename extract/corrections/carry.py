@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from extract.chat.slots import cut_zh
 from extract.corrections.conflicts import values
 from extract.text import rx
 from extract.text.lang import (
@@ -20,6 +19,7 @@ from extract.text.lang import (
     money_value,
     parse_number,
 )
+from extract.text.zh_words import cut_zh
 
 # the rest stays: "same time", "keep the day", "everything else stays", "otherwise unchanged"
 _KEEP = rx.compile(

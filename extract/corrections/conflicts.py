@@ -29,8 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from extract.chat.slots import cut_zh
 from extract.text import rx
+from extract.text.zh_words import cut_zh
 
 _HAN = rx.compile(r"[\u4e00-\u9fff]")
 _WORD_EN = rx.compile(r"[A-Za-z0-9][\w.+#@/-]*")

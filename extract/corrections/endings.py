@@ -9,10 +9,10 @@ X" is a sale of some, not a loss; "his X" / "Dana's X" is someone else's."""
 
 from __future__ import annotations
 
-from extract.chat.slots import cut_zh
 from extract.packs import Pack
 from extract.packs import current as current_pack
 from extract.text import rx
+from extract.text.zh_words import cut_zh
 from extract.types import Lang
 
 _WORD = rx.compile(r"[A-Za-z][A-Za-z'-]*|\d+|[,.;:!?]")

@@ -1,4 +1,4 @@
-"""Language helpers with no spaCy: detection, numbers, money/size values, teams.
+"""Language helpers with no spaCy: detection, numbers, money/size values.
 
 Time cues are in timecues.py."""
 
@@ -186,21 +186,3 @@ def size_value(text: str) -> str | None:
         return str(m.group(0))
     m = _SIZE_LETTERS.search(text)
     return str(m.group(1)).upper() if m else None
-
-
-# --- teams ---------------------------------------------------------------------------------
-
-_TEAM_ARTICLE = rx.compile(r"^(?:the|our|my)\s+")
-_TEAM_SUFFIX = rx.compile(r"(?:团队|组|部门|\s*team)$")
-_NON_WORD = rx.compile(r"[^\w]+")
-
-
-def team_slug(team: str) -> str:
-    """ "设计团队" / "the design team" -> "设计_team" / "design_team"; region words map through the
-    packs' team_regions, so one region named in two languages gives one slot."""
-    from extract.packs import current  # extract.packs imports this module
-
-    key = _TEAM_ARTICLE.sub("", fold(team.strip()))
-    key = _TEAM_SUFFIX.sub("", key).strip()
-    slug = current().folded_regions.get(key) or _NON_WORD.sub("_", key).strip("_")
-    return f"{slug}_team"

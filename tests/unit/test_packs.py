@@ -14,9 +14,10 @@ from spacy.language import Language
 
 from core.errors import ConfigError
 from extract import packs
+from extract.chat.clause import team_slug
 from extract.consolidation.topics import assign_topics
 from extract.events.behaviour import extract_events
-from extract.text.lang import fold, team_slug
+from extract.text.lang import fold
 from extract.text.nlp import gazetteer_lookup
 from extract.types import MessageRecord
 from tests.unit.test_topics import make_fact

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spacy.language import Language
 
+from extract.chat.clause import team_slug
 from extract.chat.facts import extract_chat, extract_chats
 from extract.events.behaviour import extract_events
 from extract.text.lang import (
@@ -23,7 +24,6 @@ from extract.text.lang import (
     fold,
     money_value,
     parse_number,
-    team_slug,
 )
 from extract.text.nlp import gazetteer_lookup
 from extract.text.timecues import parse_time_cue, time_range
