@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.records import QueueDepth
-from extract.chat.answers import Turn, with_questions
+from extract.chat.question import Turn, with_questions
 from extract.types import MessageRecord
 from graph.db import Database, instants
 from graph.ingest import message_uid, user_uid

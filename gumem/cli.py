@@ -173,8 +173,8 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     """Dry run of extraction on a JSONL file: the Facts it would write and, for everything
     else, why not (greeting, below the evidence threshold, ...). Touches no database."""
     from core.inputs import parse_batch
-    from extract.chat.answers import with_questions
     from extract.chat.facts import extract_chats
+    from extract.chat.question import with_questions
     from extract.events.behaviour import extract_events
     from extract.text.lang import detect_lang
     from extract.types import MessageRecord

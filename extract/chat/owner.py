@@ -1,5 +1,6 @@
 """Whose fact a clause states (facts.py): the user's own, stated as true, or another
-person's, a hypothesis, a question.
+person's, a hypothesis, a question; whether it speaks of the user at all, and what is
+stored of a statement about someone else.
 """
 
 from __future__ import annotations
@@ -10,14 +11,38 @@ from spacy.tokens import Token
 
 from extract.chat import clause_grammar as cg
 from extract.chat import zh_grammar
-from extract.chat.lexicon import _AVOID_LEMMAS, _HAN, _I_ZH, _LIKE_LEMMAS, _WE_ZH, USER_ZH, _rx
+from extract.chat.clause import _concrete_en
+from extract.chat.lexicon import (
+    _AVOID_LEMMAS,
+    _FIRST_PERSON_ZH,
+    _HAN,
+    _I_ZH,
+    _LIKE_LEMMAS,
+    _PRED_START_ZH,
+    _SECOND_PERSON_ZH,
+    _WE_ZH,
+    USER_ZH,
+    _rx,
+)
 from extract.chat.slots import slot_zh
-from extract.chat.subject import instructs_user_zh, subject_zh
-from extract.chat.tokens import _first_person, _key
+from extract.chat.subject import Subject
+from extract.chat.subject_zh import instructs_user_zh, subject_zh
+from extract.chat.tokens import (
+    _DIGIT,
+    _content_tokens,
+    _coord_imperative,
+    _first_person,
+    _has_content_zh,
+    _has_subject,
+    _implied_subject,
+    _is_imperative,
+    _key,
+    _lets,
+)
 from extract.packs import current as current_pack
 from extract.text import rx
 from extract.text.zh_words import cut_zh
-from extract.types import FactDraft, Lang
+from extract.types import FactDraft, Kind, Lang
 
 # --- whose fact: the user's own, stated as true ----------------------------------------------
 
@@ -206,3 +231,137 @@ def _owned(content: str, owner: str) -> str:
     left = " " if who[-1:].isascii() and who[-1:].isalnum() else ""
     right = " " if content[:1].isascii() and content[:1].isalnum() else ""
     return f"{who}{left}的{right}{content}"
+
+
+# --- someone else's fact: what is stored of it -----------------------------------------------
+
+
+def _condition(text: str, lang: Lang) -> bool:
+    terms = current_pack().conditions.get(lang, ())
+    low = text.lower()
+    return any(t.lower() in low for t in terms)
+
+
+def _household(subject: Subject) -> bool:
+    """Someone the user lives with (the pack's `household`), or the user's pet: named as
+    the user's own (a possessive names it), not someone else's."""
+    if not subject.mine:
+        return False
+    if subject.kind == "pet":
+        return True
+    names = [subject.name, *(subject.aliases or ()), subject.relation or ""]
+    words = {w.lower() for lang in ("zh", "en") for w in current_pack().household.get(lang, ())}
+    return any(
+        w and (w in n.lower().split() or (w in n and not w.isascii())) for n in names for w in words
+    )
+
+
+# a verb with 了/过 and what it did or got ("点了三份", "买过一台"): a reported event
+_DONE_ZH = rx.compile(r"[\u4e00-\u9fff][了过][一二两三四五六七八九十几这那个份台本只件次趟]")
+
+
+def _reports_an_event(text: str, toks: list[Token]) -> bool:
+    """A clause telling something that happened (an anecdote: "点了三份", "has seen every
+    season", "bought"), not how things stand."""
+    if not toks:
+        return bool(_DONE_ZH.search(text))
+    return any(t.tag_ == "VBD" for t in toks)
+
+
+def _not_stored_about(
+    subject: Subject, kind: str, slot: str | None, event: bool = False
+) -> str | None:
+    """Why a statement about another person is not stored as their Fact, or None.
+
+    What can shape an answer, a plan or a risk for the user is stored: an attribute of
+    theirs (a slot: age, contact, job, place), a constraint (an allergy, a condition), an
+    event to come, how someone the user lives with (or their pet) is and behaves.
+    Their tastes, anecdotes and advice, and the habits of people outside the household,
+    stay searchable evidence only: unconfirmed for the user, and their own matter (the
+    reason names them, so recall can weigh the turn when a query does)."""
+    if subject.kind not in ("person", "pet") or slot:
+        return None
+    if kind in ("constraint", "plan"):
+        return None
+    if kind in ("behavior_pattern", "fact") and _household(subject) and not event:
+        return None
+    return f"about someone else ({subject.name}): their taste, anecdote or advice, not stored"
+
+
+# a Fact about someone else is never one of the user's own preferences or habits
+_KIND_ABOUT: dict[str, Kind] = {
+    "preference": "fact",
+    "identity": "fact",
+    "behavior_pattern": "fact",
+}
+
+
+# --- whether a clause speaks of the user at all ---------------------------------------------
+
+_UNIT_ENTS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"}
+_NAME_ENTS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP", "EVENT", "LAW"}
+_CONSTRAINT_EN = {"must", "only", "need", "needs", "required", "mandatory"}
+
+
+def _has_content_en(toks: list[Token]) -> bool:
+    """Content a user states about their own matter without saying "I": a number with
+    its unit, a named thing, or a constraint (must, only, need, has to)."""
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1].lower_ if i + 1 < len(toks) else ""
+        if t.lower_ in _CONSTRAINT_EN or (t.lower_ in ("has", "have") and nxt == "to"):
+            return True
+        counted = i + 1 < len(toks) and toks[i + 1].pos_ == "NOUN"
+        if t.like_num and t.ent_type_ in _UNIT_ENTS | {""} and (counted or _DIGIT.search(t.text)):
+            return True
+        if t.ent_type_ in _NAME_ENTS:
+            return True
+        # "…, no fabric softener": a trailing "no X" the user adds as an instruction
+        trailing = i > 0 and toks[i - 1].is_punct
+        if t.lower_ == "no" and t.dep_ == "det" and t.head.dep_ == "appos" and trailing:
+            return True
+    return False
+
+
+def _not_about_user(
+    text: str, toks: list[Token], kind: Kind, lang: Lang, multi_party: bool
+) -> str | None:
+    if lang == "zh" or _HAN.search(text):
+        first = bool(_FIRST_PERSON_ZH.search(text))
+        if not first and (_has_content_zh(text) or zh_grammar.implied_user(text)):
+            return None  # the user's own turn: a statement of their matter
+        if _SECOND_PERSON_ZH.match(text) and kind in ("fact", "preference", "timeline"):
+            return "about the other party, not the user"
+        if not first and not _PRED_START_ZH.match(text) and kind == "fact":
+            return "no statement about the user"
+        if (
+            not first
+            and kind in ("fact", "timeline", "plan")
+            and not any(f[:1] == "v" for _w, f in cut_zh(text))
+        ):
+            return "small talk: no statement about the user (no verb, no first person)"
+        return None
+    first = (
+        any(_first_person(t) for t in toks)
+        or _implied_subject(toks) is not None
+        or _lets(toks)
+        or _has_content_en(toks)  # the user's own turn: a statement of their matter
+        or cg.negative_constraint_en(toks)  # "no X", "nothing with X": what the user avoids
+        or cg.coordinated_predicate_en(toks) is not None
+    )
+    first_subject = any(_first_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in toks)
+    second = any(t.lower_ in ("you", "your", "yours", "u") for t in toks)
+    if second and not first_subject and kind in ("fact", "preference", "timeline"):
+        return "about the other party, not the user"
+    if multi_party and (
+        _is_imperative(toks) or _coord_imperative(toks) or cg.negative_constraint_en(toks)
+    ):
+        return "addressed to the other party, not about the speaker"
+    if (
+        not first
+        and not _is_imperative(toks)
+        and (_has_subject(_content_tokens(toks)) or kind in ("fact", "timeline"))
+    ):
+        return "no statement about the user"
+    if not _concrete_en(toks):
+        return "no concrete content"
+    return None

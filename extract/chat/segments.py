@@ -22,7 +22,7 @@ from extract.chat.lexicon import (
     _SUBORD_EN,
     _SUBORD_ZH,
 )
-from extract.chat.subject import anaphor_led_zh, noun_led_zh, subject_zh
+from extract.chat.subject_zh import anaphor_led_zh, noun_led_zh, subject_zh
 from extract.chat.tokens import (
     _content_tokens,
     _has_content_zh,

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
-from extract.chat.answers import listed_options, with_questions
 from extract.chat.facts import extract_chat, extract_chats
+from extract.chat.question import listed_options, with_questions
 from extract.text.lang import detect_lang
 from extract.types import Extraction, MessageRecord
 
