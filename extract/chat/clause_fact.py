@@ -51,7 +51,7 @@ from extract.chat.wording import (
     _wording_en,
     _wording_zh,
 )
-from extract.corrections.conflicts import CUE_EN, CUE_ZH, is_weak
+from extract.corrections.cues import CUE_EN, CUE_ZH, is_weak
 from extract.packs import current as current_pack
 from extract.text.nlp import doc_text, entity_refs
 from extract.text.timecues import resolve_relative_days, time_range

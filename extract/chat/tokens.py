@@ -8,7 +8,7 @@ from spacy.tokens import Doc, Token
 
 from extract.chat import clause_grammar as cg
 from extract.chat.lexicon import _CONJ_EN, _NON_WORD
-from extract.corrections.conflicts import CUE_ZH
+from extract.corrections.cues import CUE_ZH
 from extract.text import rx
 from extract.text.nlp import ents_in
 from extract.types import Kind

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from extract.corrections.conflicts import values
+from extract.corrections.values import values
 from extract.text import rx
 from extract.text.lang import (
     APPROX_WORDS,

@@ -11,11 +11,7 @@ from extract.packs import FieldSpec, Pack
 from extract.text import rx
 from extract.text.lang import detect_lang, fold, money_value, parse_number, size_value
 from extract.text.nlp import gazetteer_lookup
-from extract.types import (
-    EVENT_TYPES,
-    Lang,
-    MessageRecord,
-)
+from extract.types import EVENT_TYPES, Lang, MessageRecord
 
 _HAN = rx.compile(r"[\u4e00-\u9fff]")
 _PREFIX = rx.compile(

@@ -11,7 +11,9 @@ import pytest
 from spacy.language import Language
 
 from extract.chat.facts import extract_chat
-from extract.corrections.conflicts import Claim, Known, attribute, conflicts, is_weak
+from extract.corrections.conflicts import Claim, Known, conflicts
+from extract.corrections.cues import is_weak
+from extract.corrections.values import attribute
 from extract.text.lang import detect_lang
 from extract.types import Extraction, MessageRecord
 

@@ -10,14 +10,8 @@ from typing import Any
 import pytest
 
 from extract.corrections.carry import carry_over_en, carry_quantity
-from extract.corrections.conflicts import (
-    Claim,
-    Known,
-    changed_facts,
-    conflicts,
-    restorations,
-    returns,
-)
+from extract.corrections.conflicts import Claim, Known, changed_facts, conflicts, restorations
+from extract.corrections.cues import returns
 from extract.corrections.endings import ended_things
 from extract.types import FactDraft, Lang
 from graph.fact_writes import NewFact
