@@ -49,7 +49,7 @@ from bench.locomo import (
     sessions_of,
     tokens,
 )
-from extract.text.timecues import parse_time_cue
+from extract.text.time_window import parse_time_cue
 from graph import reads
 from graph import recall as grecall
 from gumem import recall as grank

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from extract.text.lang import detect_lang
-from extract.text.timecues import MONTHS_EN, Window
+from extract.text.time_window import Window
+from extract.text.timecues import MONTHS_EN
 from extract.types import author_name
 from graph.recall import MessageCandidate
 

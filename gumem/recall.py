@@ -24,7 +24,7 @@ from extract.packs import Pack
 from extract.packs import current as current_pack
 from extract.text import rx
 from extract.text.lang import detect_lang
-from extract.text.timecues import Window
+from extract.text.time_window import Window
 from graph.recall import (
     Candidates,
     MessageCandidate,

@@ -27,7 +27,7 @@ from core.records import Provenance, QueueDepth
 from core.settings import Settings
 from extract.consolidation.decay import MEMORY_STATUSES, effective_weight, next_status
 from extract.text.lang import detect_lang
-from extract.text.timecues import parse_time_cue
+from extract.text.time_window import parse_time_cue
 from graph import admin_reads, failures, governance, ingest, pending, reads, schema
 from graph import recall as grecall
 from graph import trace as gtrace

@@ -18,7 +18,9 @@ from spacy.language import Language
 import extract.chat.facts
 import extract.consolidation.summaries
 import extract.consolidation.topics
+import extract.corrections.conflicts
 import extract.events.behaviour
+import extract.text.time_window
 import extract.text.timecues
 from extract.packs import load as load_packs
 from extract.packs.taxonomy import match_scores
@@ -88,6 +90,8 @@ def _all_patterns() -> tuple[rx.Pattern, ...]:
         extract.chat.facts,
         extract.consolidation.summaries,
         extract.text.timecues,
+        extract.text.time_window,
+        extract.corrections.conflicts,
     ):
         assert module.__name__
     assert extract.consolidation.topics.__name__

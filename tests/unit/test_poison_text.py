@@ -26,7 +26,8 @@ from extract.text.lang import (
     parse_number,
 )
 from extract.text.nlp import gazetteer_lookup
-from extract.text.timecues import parse_time_cue, time_range
+from extract.text.time_window import parse_time_cue
+from extract.text.timecues import time_range
 from extract.types import EVENT_TYPES, MessageRecord
 
 ODD = ["ſ", "ı", "İ", "\u212a", "ß", "ﬁ", "\u0345", "Ω", "\u3000", "\x00", "\x1b", "\u200b"]

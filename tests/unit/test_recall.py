@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from extract.text.timecues import Window
+from extract.text.time_window import Window
 from graph.recall import Candidates, FactCandidate, Hit, MessageCandidate, SummaryCandidate
 from graph.records import StoredFact, StoredMessage
 from gumem.recall import (
@@ -331,7 +331,7 @@ def test_recent_lines_name_their_author_and_outdated_values_say_so() -> None:
 
 
 def test_only_a_past_time_cue_restricts_recall() -> None:
-    from extract.text.timecues import parse_time_cue
+    from extract.text.time_window import parse_time_cue
     from gumem.recall import past_window
 
     now = datetime(2026, 11, 20, 19, tzinfo=UTC)

@@ -1,0 +1,176 @@
+"""Packs read and merged: a built-in pack name, a file or a directory of files, read and
+validated (schema.py), then layered in the order given into one Pack (pack.py); cached
+per spec."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from core.errors import ConfigError
+from extract.packs.pack import Pack
+from extract.packs.schema import AttributeSpec, FieldSpec, PackFile
+from extract.packs.taxonomy import Taxonomy, TaxonomyEntry, normalize_name
+from extract.text import rx
+
+FORMAT_VERSION = 1
+DEFAULT_SPEC = "general"
+PACK_DIR = Path(__file__).parent
+_SLUG = rx.compile(r"^[a-z0-9_]+$")
+
+
+def _files(item: str) -> list[Path]:
+    """A built-in pack name, or a path to a pack file or a directory of pack files."""
+    if "/" in item or "\\" in item or item.endswith((".yaml", ".yml")):
+        path = Path(item).expanduser()
+    elif _SLUG.match(item):
+        path = PACK_DIR / f"{item}.yaml"
+        if not path.exists():
+            path = PACK_DIR / item
+    else:
+        raise ConfigError(f"GUMEM_PACKS: {item!r} is neither a pack name nor a path")
+    if path.is_dir():
+        found = sorted([*path.glob("*.yaml"), *path.glob("*.yml")])
+        if not found:
+            raise ConfigError(f"pack {item!r}: no .yaml files in {path}")
+        return found
+    if not path.is_file():
+        raise ConfigError(f"pack {item!r}: no such pack ({path} does not exist)")
+    return [path]
+
+
+def _read(path: Path) -> PackFile:
+    try:
+        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(
+            f"pack file {path}: cannot read it{where} ({type(exc).__name__})"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"pack file {path}: the top level must be a mapping")
+    try:
+        pack = PackFile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        raise ConfigError(f"pack file {path}: field {where}: {err['msg']}") from None
+    if pack.version != FORMAT_VERSION:
+        raise ConfigError(
+            f"pack file {path}: field version: format {pack.version} is not supported "
+            f"(this GUMem reads version {FORMAT_VERSION})"
+        )
+    return pack
+
+
+def _split(spec: str | Sequence[str]) -> tuple[str, ...]:
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    names = tuple(i.strip() for i in items if i.strip())
+    if not names:
+        raise ConfigError("GUMEM_PACKS: no pack named (give e.g. 'general')")
+    return names
+
+
+def load(spec: str | Sequence[str] = DEFAULT_SPEC) -> Pack:
+    """The packs of ``spec`` (comma list or sequence of names/paths), merged in order."""
+    return _load(_split(spec))
+
+
+@lru_cache(maxsize=8)
+def _load(names: tuple[str, ...]) -> Pack:
+    files = [(path, _read(path)) for name in names for path in _files(name)]
+    return merge([f for _, f in files], sources=tuple(str(p) for p, _ in files))
+
+
+def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
+    """Layer pack files: lists extend (by name for taxonomy/labels), single values override."""
+    topics: dict[str, tuple[str, list[str], list[str]]] = {}
+    labels: dict[str, list[str]] = {}
+    attributes: dict[str, AttributeSpec] = {}
+    fields: dict[str, FieldSpec] = {}
+    entities: dict[str, list[tuple[str, ...]]] = {}
+    regions: dict[str, str] = {}
+    jobs: dict[str, list[str]] = {}
+    people: dict[str, list[str]] = {}
+    pets: dict[str, list[str]] = {}
+    household: dict[str, list[str]] = {}
+    conditions: dict[str, list[str]] = {}
+    relations: dict[str, list[tuple[str, ...]]] = {}
+    kinds: dict[str, dict[str, list[str]]] = {}
+    wording: dict[str, dict[str, str]] = {}
+    topic_names: dict[str, dict[str, str]] = {}
+    endings: dict[str, list[str]] = {}
+    for f in files:
+        for t in f.taxonomy:
+            key = normalize_name(t.name)
+            _, aliases, cues = topics.setdefault(key, (key, [], []))
+            aliases.extend(t.aliases)
+            cues.extend(t.cues)
+        for name, terms in f.labels.items():
+            labels.setdefault(name, []).extend(terms)
+        attributes.update((a.id, a) for a in f.attributes)
+        fields.update((s.id, s) for s in f.fields)
+        for label, rows in f.entities.items():
+            entities.setdefault(label, []).extend(rows)
+        regions.update(f.team_regions)
+        for lang, words in f.jobs.items():
+            jobs.setdefault(lang, []).extend(words)
+        for lang, words in f.people.items():
+            people.setdefault(lang, []).extend(words)
+        for lang, words in f.pets.items():
+            pets.setdefault(lang, []).extend(words)
+        for lang, words in f.household.items():
+            household.setdefault(lang, []).extend(words)
+        for lang, words in f.conditions.items():
+            conditions.setdefault(lang, []).extend(words)
+        for lang, groups in f.relations.items():
+            relations.setdefault(lang, []).extend(groups)
+        for kind, by_lang in f.subject_kinds.items():
+            for lang, words in by_lang.items():
+                kinds.setdefault(kind, {}).setdefault(lang, []).extend(words)
+        for key, texts in f.wording.items():
+            wording.setdefault(key, {}).update({str(k): v for k, v in texts.items()})
+        for key, names in f.topic_names.items():
+            topic_names.setdefault(normalize_name(key), {}).update(
+                {str(k): v for k, v in names.items()}
+            )
+        for lang, words in f.endings.items():
+            endings.setdefault(lang, []).extend(words)
+    taxonomy = Taxonomy(
+        tuple(
+            TaxonomyEntry(name, _dedupe((name, *aliases)), _dedupe(cues))
+            for name, aliases, cues in topics.values()
+        )
+    )
+    return Pack(
+        sources=sources,
+        taxonomy=taxonomy,
+        labels=tuple((n, _dedupe(t)) for n, t in labels.items()),
+        attributes=tuple(attributes.values()),
+        fields=tuple(fields.values()),
+        entities=tuple((label, tuple(rows)) for label, rows in entities.items()),
+        team_regions=regions,
+        jobs={lang: _dedupe(words) for lang, words in jobs.items()},
+        people={lang: _dedupe(words) for lang, words in people.items()},
+        pets={lang: _dedupe(words) for lang, words in pets.items()},
+        household={lang: _dedupe(words) for lang, words in household.items()},
+        conditions={lang: _dedupe(words) for lang, words in conditions.items()},
+        relations={lang: tuple(groups) for lang, groups in relations.items()},
+        subject_kinds={
+            kind: {lang: _dedupe(words) for lang, words in by_lang.items()}
+            for kind, by_lang in kinds.items()
+        },
+        wording=wording,
+        topic_names=topic_names,
+        endings={lang: _dedupe(words) for lang, words in endings.items()},
+    )
+
+
+def _dedupe(items: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(i for i in items if i))
