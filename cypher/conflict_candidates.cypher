@@ -4,7 +4,8 @@
 // the planner use its order). Every written Fact has a valid_from (write_facts.cypher).
 // Only the embeddings of the Facts near one of the batch's $vectors (cosine at least
 // $min_cosine) are sent: a Fact farther than the conflict threshold from every new one
-// cannot be replaced (extract/conflicts.py skips a Fact with no embedding the same way).
+// cannot be replaced (extract/corrections/conflicts.py skips a Fact with no embedding the
+// same way).
 MATCH (f:Fact)
 USING INDEX f:Fact(tenant, user_id, validity, valid_from)
 WHERE f.tenant = $tenant AND f.user_id = $user_id AND f.validity = 'active'

@@ -1,6 +1,7 @@
-// The filed active Facts that can vote on the Topic of new ones (extract/topics.py
-// `_closeness`): from one of their sessions (a correction's counting those of the facts it
-// supersedes), on a slot of one of their families, or within the context window of one of their time spans ($spans).
+// The filed active Facts that can vote on the Topic of new ones
+// (extract/consolidation/topic_filing.py `_closeness`): from one of their sessions (a
+// correction's counting those of the facts it supersedes), on a slot of one of their
+// families, or within the context window of one of their time spans ($spans).
 // Bounded by the batch: every branch starts from an index seek.
 // Times as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant, cheap to decode);
 // lists compare element by element, so they order as the instants do.

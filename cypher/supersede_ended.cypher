@@ -1,8 +1,9 @@
 // A change in the user's life that ends a thing ("our dog passed away", 车卖了: found by
-// extract/endings.py) retires the user's older active Facts naming the thing: superseded by
-// the life change (kept for audit, SUPERSEDES, valid_to), never deleted. A past event (kind
-// timeline) stays true and stays active. Latin words match whole words (plurals too) by
-// $rows.pattern; Chinese ones as substrings. Only active Facts are read (fact_active_time).
+// extract/corrections/endings.py) retires the user's older active Facts naming the thing:
+// superseded by the life change (kept for audit, SUPERSEDES, valid_to), never deleted. A
+// past event (kind timeline) stays true and stays active. Latin words match whole words
+// (plurals too) by $rows.pattern; Chinese ones as substrings. Only active Facts are read
+// (fact_active_time).
 UNWIND $rows AS row
 MATCH (f:Fact {fact_id: row.fact_id})
 WHERE f.tenant = $tenant AND f.validity = 'active'

@@ -51,7 +51,8 @@ def carried(
 
 def reworded(new: list[NewFact], contents: dict[str, str]) -> list[NewFact]:
     """The new Facts whose id ``contents`` names, worded as given (a return to an earlier
-    value worded as that value was: extract/conflicts.restorations); same ids and sources."""
+    value worded as that value was: extract/corrections/conflicts.restorations); same ids and
+    sources."""
     out = []
     for n in new:
         text = contents.get(n.fact_id)

@@ -380,7 +380,7 @@ class Pipeline(Consolidation):
         """Implicit conflicts (extract/corrections/conflicts.py): new fact id → the older Fact it
         replaces, among the user's stored active Facts and this batch's earlier ones; and
         the new Facts, a Chinese change that keeps the rest ("…，日期不变") carried into the
-        content of the Fact it replaces (extract/zh_grammar.carry_over)."""
+        content of the Fact it replaces (extract/chat/zh_grammar.carry_over)."""
         claims = [
             Claim(
                 n.fact_id,

@@ -2,7 +2,7 @@
 
 Only grammar lives here (demonstratives and classifiers, topic markers, consultation
 verbs, "unchanged" predicates, constraint words, route verbs), never a domain word. Each
-function answers one question about a Chinese clause; facts.py calls them at the
+function answers one question about a Chinese clause; chat extraction calls them at the
 points where Chinese differs from English:
 
 - ``demonstrative``: "那顿饭…" opens with a demonstrative, not with the conjunction 那;
