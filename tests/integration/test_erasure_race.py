@@ -22,9 +22,9 @@ from graph.ingest import user_uid
 from graph.pending import pending_messages
 from graph.queries import query
 from graph.topic_summary_writes import write_consolidation
-from gumem import erasure
-from gumem.pipeline import Pipeline
-from gumem.service import Memory
+from service import erasure
+from service.memory import Memory
+from service.pipeline import Pipeline
 from tests.integration.helpers import seed
 
 TENANT = "tenant-a"
@@ -139,7 +139,7 @@ async def test_forget_user_fences_a_run_of_another_process(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="gumem.pipeline")
+    caplog.set_level(logging.INFO, logger="service.pipeline")
     await memory.add_messages(TENANT, FIRST)  # processed: Facts, Topics, Summaries exist
     await store(memory, SECOND)
     pause = Pause(other, step, monkeypatch)

@@ -8,7 +8,7 @@ import pytest
 
 from core.errors import StorageUnavailable
 from core.settings import Settings
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import seed
 
 

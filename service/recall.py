@@ -31,7 +31,7 @@ from graph.recall import (
     SummaryCandidate,
 )
 from graph.records import StoredFact
-from gumem.context import (
+from service.context import (
     Item,
     Recall,
     author,

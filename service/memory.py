@@ -33,10 +33,10 @@ from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
 from graph.records import StatusChange
-from gumem.foreground import Meter
-from gumem.pipeline import Pipeline
-from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
-from gumem.records import (
+from service.foreground import Meter
+from service.pipeline import Pipeline
+from service.recall import Recall, Weights, assemble, own_candidates, past_window, plan
+from service.records import (
     FactVersions,
     MessageStatus,
     StoredEntity,

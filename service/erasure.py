@@ -14,7 +14,7 @@ from core.inputs import parse_ident, parse_tenant
 from core.records import AuditEntry
 from graph import deletion as gd
 from graph.topic_summary_writes import NewSummary
-from gumem.service import Memory
+from service.memory import Memory
 
 log = logging.getLogger(__name__)
 

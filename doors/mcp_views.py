@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from core.records import Provenance
-from gumem.records import StoredFact, StoredMessage, StoredSummary, StoredTopic
+from service.records import StoredFact, StoredMessage, StoredSummary, StoredTopic
 
 
 def _encoded(value: dict[str, object]) -> str:

@@ -28,8 +28,8 @@ from typing import Any, Literal
 from core.errors import StorageUnavailable
 from core.settings import Settings
 from extract.types import Extraction, FactDraft, MessageRecord, Rejection
-from gumem.models import Models
-from gumem.worker import lower_priority
+from service.models import Models
+from service.worker import lower_priority
 
 log = logging.getLogger(__name__)
 

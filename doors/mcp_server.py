@@ -1,7 +1,7 @@
 """`gumem mcp`: GUMem as a Model Context Protocol server (the official `mcp` SDK).
 
-The tools call the same service layer as the GraphQL resolvers (gumem.service.Memory and
-gumem.erasure): the same validation, tenancy, limits and audit records. Over stdio the
+The tools call the same service layer as the GraphQL resolvers (service.memory.Memory and
+service.erasure): the same validation, tenancy, limits and audit records. Over stdio the
 tenant is GUMEM_MCP_TENANT (one local agent, one tenant; by default `dev`, the tenant of the
 key `gumem serve` generates, so GraphiQL with that key shows what the agent stored); over
 streamable HTTP every request needs `Authorization: Bearer <key>` with a key of
@@ -28,15 +28,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from api.auth import BearerAuth, tenant_for
-from api.edge import AccessLog, BodyLimit
 from core.errors import AuthError, GumemError, InputError, NotFoundError
 from core.inputs import BatchError, parse_as_of, parse_ident
 from core.settings import Settings
-from gumem import erasure
-from gumem.mcp_views import fact_json, message_json, summary_json, topic_json, trace_json
-from gumem.recall import Item, Recall
-from gumem.runtime import Runtime
+from doors.mcp_views import fact_json, message_json, summary_json, topic_json, trace_json
+from service import erasure
+from service.recall import Item, Recall
+from service.runtime import Runtime
+from web.auth import BearerAuth, tenant_for
+from web.edge import AccessLog, BodyLimit
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")

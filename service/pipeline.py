@@ -36,13 +36,13 @@ from graph import fact_writes, failures, fencing
 from graph.db import Database
 from graph.pending import consolidation_due, event_window, pending_messages, pending_users
 from graph.topic_summary_writes import mark_consolidated
-from gumem.consolidation import Consolidation
-from gumem.drafts import carried, group_drafts, merge_drafts, rejected_messages, reworded
-from gumem.extractor import Extractor, Failure, Task, log_failure
-from gumem.foreground import Pacer
-from gumem.leases import Leases, process_name
-from gumem.models import Models
-from gumem.worker import WorkerStatus
+from service.consolidation import Consolidation
+from service.drafts import carried, group_drafts, merge_drafts, rejected_messages, reworded
+from service.extractor import Extractor, Failure, Task, log_failure
+from service.foreground import Pacer
+from service.leases import Leases, process_name
+from service.models import Models
+from service.worker import WorkerStatus
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ class Pipeline(Consolidation):
         """Process every user with Messages due (crash recovery, retries, async mode) that
         no other worker holds, `worker_users` of them side by side; a set `stop` ends the
         pass after the users in hand. While an API is busy serving recalls, one user at a
-        time and only its share of the time (gumem/foreground)."""
+        time and only its share of the time (service/foreground.py)."""
         users = await pending_users(self.db, limit, owner=self.owner)
         self.status.pending_users = len(users)
         queue = iter(users)
@@ -132,7 +132,7 @@ class Pipeline(Consolidation):
 
     async def run_worker(self, stop: asyncio.Event, interval_s: float = 1.0) -> None:
         """Drain pending Messages until `stop` is set; storage outages only pause it.
-        Any other error ends this call: the supervisor (gumem.worker) restarts it."""
+        Any other error ends this call: the supervisor (service.worker) restarts it."""
         while not stop.is_set():
             try:
                 done = await self.process_pending(stop=stop)

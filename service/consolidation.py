@@ -1,5 +1,5 @@
 """Consolidation: a batch's dirty Facts filed under Topics and the Summaries of the Topics
-they touch re-planned (the pipeline's second half, gumem/pipeline.py)."""
+they touch re-planned (the pipeline's second half, service/pipeline.py)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from graph import filed_facts as gf
 from graph import topic_summary_writes as gts
 from graph.db import Database
 from graph.ids import stable_id
-from gumem.models import Models
+from service.models import Models
 
 
 class Consolidation:

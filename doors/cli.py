@@ -99,8 +99,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     """Process pending Messages (for GUMEM_PROCESS_MODE=async or large imports)."""
-    from gumem.runtime import Runtime
-    from gumem.worker import lower_priority
+    from service.runtime import Runtime
+    from service.worker import lower_priority
 
     lower_priority(settings.worker_nice)  # background work: the API's requests go first
 
@@ -135,7 +135,7 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_maintain(args: argparse.Namespace, settings: Settings) -> int:
     """Decay: recompute weights and move memory_status for one tenant."""
-    from gumem.runtime import Runtime
+    from service.runtime import Runtime
 
     async def run() -> dict[str, int]:
         rt = Runtime(settings)
@@ -154,7 +154,7 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     through the neomodel classes; nothing is processed)."""
     from dataclasses import asdict
 
-    from gumem.runtime import Runtime
+    from service.runtime import Runtime
 
     async def run() -> dict[str, Any]:
         rt = Runtime(settings)
@@ -178,7 +178,7 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     from extract.facts import extract_chats
     from extract.lang import detect_lang
     from extract.types import MessageRecord
-    from gumem.models import Models
+    from service.models import Models
 
     items = _read_jsonl(args.file)
     msgs = with_questions(
@@ -232,7 +232,7 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """The MCP server: stdio for a local agent (tenant GUMEM_MCP_TENANT), or streamable
     HTTP at /mcp on GUMEM_HOST:GUMEM_PORT with the API keys of GUMEM_API_KEYS."""
-    from gumem import mcp_server
+    from doors import mcp_server
 
     if args.transport == "http" and not settings.tenants_by_key():
         print("gumem: GUMEM_API_KEYS must be set for MCP over HTTP", file=sys.stderr)
