@@ -42,7 +42,7 @@ async def impact(memory: Memory, tenant: str, message_id: str) -> Impact:
     active = [s for s in plan.summaries if s.validity == "active"]
     topics = sorted({s.topic for s in active})
     purged = [s.summary_id for s in plan.summaries]
-    rebuilt = await memory.pipeline.rebuild(
+    rebuilt = await memory.pipeline.consolidation.rebuild(
         tenant,
         plan.user_id,
         topics,

@@ -70,7 +70,7 @@ FENCE_RETRIES = 3  # runs a deletion fenced in a row before the worker is left t
 COSINE_MARGIN = 1e-3  # conflict candidates' embeddings are sent from this much below
 
 
-class Pipeline(Consolidation):
+class Pipeline:
     def __init__(
         self,
         db: Database,
@@ -88,6 +88,7 @@ class Pipeline(Consolidation):
         self.owner = process_name()
         self._leases = Leases(db, self.owner, settings.lease_ttl_s)  # the ones it holds
         self.pacer = Pacer(db, settings)  # the worker yields while agents wait on recalls
+        self.consolidation = Consolidation(db, settings, self.models, self._token)
 
     @property
     def dim(self) -> int:
@@ -253,7 +254,9 @@ class Pipeline(Consolidation):
             return Report()
         report = Report()
         try:
-            report.summaries, report.retired = await self._consolidate(tenant, user_id, marked=True)
+            report.summaries, report.retired = await self.consolidation.run(
+                tenant, user_id, marked=True
+            )
         except (StorageUnavailable, fencing.Fenced):
             raise
         except Exception as exc:
@@ -363,11 +366,11 @@ class Pipeline(Consolidation):
         tries once more and then drops it."""
         try:
             try:
-                return await self._consolidate(tenant, user_id, marked=marked, token=token)
+                return await self.consolidation.run(tenant, user_id, marked=marked, token=token)
             except (
                 fencing.Fenced
             ):  # a deletion since the facts were written: consolidate what is left
-                return await self._consolidate(tenant, user_id, marked=True)
+                return await self.consolidation.run(tenant, user_id, marked=True)
         except (StorageUnavailable, fencing.Fenced):
             raise
         except Exception as exc:
@@ -515,7 +518,7 @@ class Pipeline(Consolidation):
             self._locks[(tenant, user_id)],
             self._leases.hold(tenant, user_id, self.settings.lease_ttl_s) as held,
         ):
-            return await self._consolidate(tenant, user_id) if held else (0, 0)
+            return await self.consolidation.run(tenant, user_id) if held else (0, 0)
 
 
 def _log_error(what: str, exc: BaseException) -> None:

@@ -5,6 +5,7 @@ their sources. Real Neo4j; only the extraction step is paused in-process."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -61,12 +62,15 @@ async def other(memory: Memory, settings: Settings) -> AsyncIterator[Pipeline]:
 
 
 class Pause:
-    """Holds the first call of a pipeline step until `go` is set."""
+    """Holds the first call of a pipeline step (a method of the pipeline, or of what it
+    holds: "consolidation._embed_summaries") until `go` is set."""
 
     def __init__(self, pipeline: Pipeline, step: str, monkeypatch: pytest.MonkeyPatch) -> None:
         self.reached = asyncio.Event()
         self.go = asyncio.Event()
-        original = getattr(pipeline, step)
+        *path, step = step.split(".")
+        owner = functools.reduce(getattr, path, pipeline)
+        original = getattr(owner, step)
 
         async def paused(*args: Any, **kwargs: Any) -> Any:
             if not self.reached.is_set():
@@ -74,7 +78,7 @@ class Pause:
                 await self.go.wait()
             return await original(*args, **kwargs)
 
-        monkeypatch.setattr(pipeline, step, paused)
+        monkeypatch.setattr(owner, step, paused)
 
 
 async def user_nodes(db: Database, user: str = USER) -> dict[str, int]:
@@ -131,7 +135,7 @@ SECOND = [
 ]
 
 
-@pytest.mark.parametrize("step", ["_extract", "_embed_summaries"])
+@pytest.mark.parametrize("step", ["_extract", "consolidation._embed_summaries"])
 async def test_forget_user_fences_a_run_of_another_process(
     memory: Memory,
     other: Pipeline,
@@ -161,7 +165,7 @@ async def test_forget_user_fences_a_run_of_another_process(
     ("step", "facts_deleted", "processed"),
     [
         ("_extract", 0, 2),  # the target is still pending; the run starts over without it
-        ("_embed_summaries", 1, 3),  # its fact is written; consolidation is redone
+        ("consolidation._embed_summaries", 1, 3),  # its fact is written; consolidation is redone
     ],
 )
 async def test_delete_message_fences_a_run_then_the_rest_is_processed(
