@@ -10,7 +10,7 @@ from typing import Any, LiteralString, cast
 
 from neo4j import AsyncManagedTransaction
 
-from core.errors import GumemError, NotFoundError
+from core.errors import ConflictError, NotFoundError
 from core.records import AuditEntry
 from extract.types import FactRecord
 from graph.db import Database, native, tx_rows
@@ -19,11 +19,6 @@ from graph.nodes import LABELS
 from graph.queries import query
 from graph.records import AffectedSummary, TopicUsage
 from graph.topic_summary_writes import NewSummary, summary_row
-
-
-class ConflictError(GumemError):
-    code = "CONFLICT"
-
 
 FORGET_PASSES = 3  # sweeps of forget_user until nothing of the user is left
 

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from core.errors import InputError
+from core.errors import ConflictError, InputError
 from core.inputs import parse_ident, parse_tenant
 from core.records import AuditEntry
 from graph import deletion as gd
@@ -105,7 +105,7 @@ async def delete_message(
                 counts = await gd.delete_message(
                     memory.db, tenant, found.plan, found.rebuilt, found.orphan_topic_ids
                 )
-            except gd.ConflictError:
+            except ConflictError:
                 if attempt + 1 == CONFLICT_RETRIES:
                     raise
                 continue

@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from core.errors import StorageUnavailable
+from core.errors import Fenced, LeaseLost, StorageUnavailable
 from core.metrics import EXTRACTION_SECONDS, FAILED, PROCESSED
 from core.settings import Settings
 from extract.types import Extraction, FactDraft, MessageRecord, Rejection
@@ -139,10 +139,10 @@ class Pipeline:
             for _ in range(FENCE_RETRIES):
                 try:
                     return await self._process_user(tenant, user_id)
-                except fencing.LeaseLost:
+                except LeaseLost:
                     log.warning("processing lease taken by another worker: left to it")
                     return Report()
-                except fencing.Fenced:
+                except Fenced:
                     log.info("processing fenced by a deletion: starting over")
             return Report()  # still pending: the worker takes it up
 
@@ -151,7 +151,7 @@ class Pipeline:
         token = await fencing.user_token(db or self.db, tenant, user_id)
         held = self._leases.held(tenant, user_id)
         if token is not None and held is not None and fencing.lease_of(token) != held:
-            raise fencing.LeaseLost("another worker holds this user's processing lease")
+            raise LeaseLost("another worker holds this user's processing lease")
         return token
 
     async def _process_user(self, tenant: str, user_id: str) -> Report:
@@ -163,7 +163,7 @@ class Pipeline:
             return await self._finish_consolidation(tenant, user_id)
         try:
             return await self._process(tenant, user_id, pending, token, window)
-        except (StorageUnavailable, fencing.Fenced):
+        except (StorageUnavailable, Fenced):
             raise  # pending Messages or the user's consolidation mark bring it back
         except Exception as exc:
             _log_error("processing failed", exc)
@@ -192,7 +192,7 @@ class Pipeline:
                 r = await self._process(
                     tenant, user_id, group, token, window if group is events else []
                 )
-            except (StorageUnavailable, fencing.Fenced):
+            except (StorageUnavailable, Fenced):
                 raise
             except Exception as again:
                 _log_error("processing failed", again)
@@ -235,7 +235,7 @@ class Pipeline:
             report.summaries, report.retired = await self.consolidation.run(
                 tenant, user_id, marked=True
             )
-        except (StorageUnavailable, fencing.Fenced):
+        except (StorageUnavailable, Fenced):
             raise
         except Exception as exc:
             # the user's next Messages consolidate again; retrying here would loop
@@ -331,9 +331,9 @@ class Pipeline:
             try:
                 return await self.consolidation.run(tenant, user_id, marked=marked, token=token)
             # a deletion since the facts were written: consolidate what is left
-            except fencing.Fenced:
+            except Fenced:
                 return await self.consolidation.run(tenant, user_id, marked=True)
-        except (StorageUnavailable, fencing.Fenced):
+        except (StorageUnavailable, Fenced):
             raise
         except Exception as exc:
             _log_error("consolidation failed", exc)

@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
+from core.errors import Fenced
 from core.settings import Settings
 from extract.types import FactDraft
 from graph.db import Database, make_driver, native
 from graph.fact_writes import NewFact, write_facts
-from graph.fencing import Fenced, user_token
+from graph.fencing import user_token
 from graph.ingest import user_uid
 from graph.pending import pending_messages
 from graph.queries import query
