@@ -1,4 +1,8 @@
-"""The in-process Python API: what the GraphQL resolvers and the CLI call."""
+"""`Memory`, the in-process Python API: what the GraphQL resolvers, the MCP tools and the CLI
+call. Its methods validate what they are given and hand on: reads and writes to graph/,
+processing to the pipeline, ranking and the context to service/ranking.py and
+service/recall.py, governance to service/governance.py, addMessages' wait to
+service/waiting.py."""
 
 from __future__ import annotations
 
@@ -30,9 +34,11 @@ from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
 from service import governance
+from service.context import Recall
 from service.foreground import Meter
 from service.pipeline import Pipeline
-from service.recall import Recall, Weights, assemble, own_candidates, past_window, plan
+from service.ranking import Weights, own_candidates, past_window, plan
+from service.recall import assemble
 from service.records import (
     AddResult,
     FactVersions,
