@@ -25,13 +25,16 @@ RUN python -m tools models prepare
 # 3. The source, then the project itself (the `gumem` command; its dependencies are in).
 COPY README.md LICENSE ./
 COPY core core
-COPY gumem gumem
-COPY graph graph
-COPY api api
 COPY extract extract
+COPY graph graph
+COPY service service
+COPY web web
+COPY api api
+COPY doors doors
+COPY gumem gumem
 COPY cypher cypher
 RUN uv sync --frozen --no-dev
 
 USER gumem
 EXPOSE 8000
-CMD ["python", "-m", "gumem.cli", "serve"]
+CMD ["python", "-m", "doors.cli", "serve"]

@@ -24,15 +24,15 @@ from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.types import ExecutionResult
 
-from api.auth import GRAPHQL_PATH, BearerAuth
 from api.context import Context
-from api.edge import AccessLog, BodyLimit, error_body
 from api.metrics import metrics
 from api.schema import build_schema
 from core.errors import GumemError
 from core.metrics import GRAPHQL_ERRORS
 from core.settings import Settings, get_settings
-from gumem.runtime import Runtime
+from service.runtime import Runtime
+from web.auth import GRAPHQL_PATH, BearerAuth
+from web.edge import AccessLog, BodyLimit, error_body
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from core.records import AuditEntry, Provenance
-from gumem.erasure import Impact
+from service.erasure import Impact
 
 
 @strawberry.type

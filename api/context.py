@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from api.loaders import Loaders
 from core.errors import LimitError
-from gumem.service import Memory
+from service.memory import Memory
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """DataLoaders: nested traversal costs one query per level, not one per node.
 
 They batch the service's reads by id (``Memory.*_by_ids`` and friends), which return the
-stored records of ``gumem.records``; api/ never reaches the database itself."""
+stored records of ``service.records``; api/ never reaches the database itself."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import TypeVar
 
 from strawberry.dataloader import DataLoader
 
-from gumem.records import FactVersions, StoredEntity, StoredFact, StoredMessage, StoredSummary
-from gumem.service import Memory
+from service.memory import Memory
+from service.records import FactVersions, StoredEntity, StoredFact, StoredMessage, StoredSummary
 
 V = TypeVar("V")
 

@@ -16,9 +16,9 @@ from prometheus_client.exposition import choose_encoder
 from starlette.requests import Request
 from starlette.responses import Response
 
-from api.edge import error_body
 from core.metrics import NEO4J_UP, OLDEST_PENDING, PENDING
-from gumem.runtime import Runtime
+from service.runtime import Runtime
+from web.edge import error_body
 
 QUEUE_READ_S = 2.0  # a scrape waits this long for the queue read, then shows it unknown
 

@@ -43,8 +43,8 @@ from api.validation import CACHED_TEXTS, QueryLimits, Validator
 from core.errors import GumemError, InputError
 from core.inputs import BatchError
 from core.settings import Settings
-from gumem import erasure
-from gumem.recall import Item
+from service import erasure
+from service.recall import Item
 
 log = logging.getLogger(__name__)
 MAX_PAGE = 200

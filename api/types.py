@@ -11,8 +11,13 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.limits import NESTED, SOURCE_FACTS, VERSIONS, window
-from gumem.records import StoredEntity, StoredFact, StoredMessage, StoredSummary
-from gumem.service import Processing
+from service.records import (
+    Processing,
+    StoredEntity,
+    StoredFact,
+    StoredMessage,
+    StoredSummary,
+)
 
 PAGED = " At most `limit` items (GUMEM_MAX_LIST_SIZE at most), from `offset`."
 

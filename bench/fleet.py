@@ -17,7 +17,7 @@ from bench.common import RESULTS, Neo4jHandle, settings_for
 from core.settings import ROOT
 from graph.db import Database, make_driver
 
-READY = "runtime started"  # gumem.runtime logs it once the driver, models and extraction are up
+READY = "runtime started"  # service.runtime logs it once the driver, models and extraction are up
 
 
 class Proc:
@@ -30,7 +30,7 @@ class Proc:
     def start(self) -> None:
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "gumem.cli", *self.args],
+                [sys.executable, "-m", "doors.cli", *self.args],
                 cwd=ROOT,
                 env=self.env,
                 stdin=subprocess.DEVNULL,

@@ -31,7 +31,7 @@ from bench.common import (
     settings_for,
     table,
 )
-from gumem.runtime import Runtime
+from service.runtime import Runtime
 
 USER = "history-user"
 

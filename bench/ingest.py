@@ -46,8 +46,8 @@ from bench.common import (
 )
 from extract.types import Embedder
 from graph.pending import pending_users
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from service.memory import Memory
+from service.runtime import Runtime
 
 WARMUP = [  # one English and one Chinese turn: loads spaCy and jieba in the API process
     {

@@ -60,9 +60,9 @@ from bench.common import (
 )
 from core.settings import ROOT
 from graph import reads
-from gumem.recall import dated
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from service.memory import Memory
+from service.recall import dated
+from service.runtime import Runtime
 
 KS = (5, 10, 20)
 DIA = re.compile(r"D(\d+):(\d+)")

@@ -3,7 +3,7 @@
 `dump` reads, once, what recall reads for every LoCoMo question (the candidates of
 `graph.recall.candidates`, the Facts among them with their sources, the corrected turns)
 from a Neo4j that `bench.locomo --reuse` filled, plus the fair RRF hybrid's ranking of the
-turns, into a pickle. `score` then runs `gumem.recall`'s plan and assemble on those
+turns, into a pickle. `score` then runs `service.recall`'s plan and assemble on those
 candidates as the service would and scores them as `bench.locomo` does (turn recall@k,
 session recall_all@k, answer in context at equal tokens, mean tokens), in seconds, so a
 ranking change can be measured before it is built into the service. The figures of
@@ -52,8 +52,8 @@ from bench.locomo import (
 from extract.text.time_window import parse_time_cue
 from graph import reads
 from graph import recall as grecall
-from gumem import recall as grank
-from gumem.runtime import Runtime
+from service import recall as grank
+from service.runtime import Runtime
 
 
 async def _dump(args: argparse.Namespace, h: Neo4jHandle) -> None:

@@ -50,7 +50,7 @@ from bench.common import (
 )
 from bench.locomo import Dense, first_k, gumem_messages, rrf, score
 from core.settings import ROOT
-from gumem.runtime import Runtime
+from service.runtime import Runtime
 
 KS = (3, 5, 10)
 NOISE = 4  # noise messages per trajectory message

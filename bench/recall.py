@@ -38,8 +38,8 @@ from bench.common import (
     store_mb,
     table,
 )
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from service.memory import Memory
+from service.runtime import Runtime
 
 TENANT = "bench-recall"
 MEMORY = """query($u: String!, $q: String!, $now: DateTime, $limit: Int) {

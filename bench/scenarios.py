@@ -229,7 +229,7 @@ def load_cases(path: Path, names: list[str] | None) -> tuple[list[dict[str, Any]
 
 async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     from api.app import create_app
-    from gumem.runtime import Runtime
+    from service.runtime import Runtime
 
     info = machine()
     chosen, to_ingest = load_cases(Path(args.scenarios), args.case)

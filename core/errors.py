@@ -40,6 +40,31 @@ class StorageUnavailable(GumemError):
     code = "STORAGE_UNAVAILABLE"
 
 
+class ExtractorUnavailable(StorageUnavailable):
+    """No extraction process could start: work stays queued, as in a storage outage."""
+
+
+class Fenced(GumemError):
+    """A deletion touched the user since this run read its Messages: it wrote nothing
+    and starts over (its Messages are still pending)."""
+
+    code = "FENCED"
+
+
+class LeaseLost(Fenced):
+    """Another worker claimed the user's processing lease (ours expired): this run stops
+    and writes nothing more; the new owner processes what is still pending."""
+
+    code = "LEASE_LOST"
+
+
+class ConflictError(GumemError):
+    """The graph moved while a deletion ran (processing wrote meanwhile): nothing was
+    deleted; the deletion is planned again."""
+
+    code = "CONFLICT"
+
+
 class ModelError(GumemError):
     code = "MODEL_ERROR"
 

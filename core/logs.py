@@ -2,7 +2,7 @@
 (GUMEM_LOG_FORMAT) on stderr, each with the id of the HTTP request it belongs to.
 
 Nothing here adds content to a line: a request is logged by method, path, status and
-duration (api/edge.py `AccessLog`), never its query string or body."""
+duration (web/edge.py `AccessLog`), never its query string or body."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Literal
 
 LogFormat = Literal["text", "json"]
 
-# the id of the request being served (api/edge.py sets it), None outside a request
+# the id of the request being served (web/edge.py sets it), None outside a request
 REQUEST_ID: ContextVar[str | None] = ContextVar("gumem_request_id", default=None)
 # what an access line carries besides its message (JSON keys, `extra=` of the record)
 ACCESS_FIELDS = ("method", "path", "status", "duration_ms")

@@ -128,7 +128,7 @@ class Settings(BaseSettings):
     recall_lexical_weight: float = Field(default=1.0, ge=0)  # full-text vs dense (1) in fusion
     recall_summary_weight: float = Field(default=0.8, ge=0)  # Summaries vs Facts and Messages
     recall_turn_weight: float = Field(default=0.0, ge=0)  # a Fact and its turn add up (0: off)
-    # a session's best evidence lifts its raw turns (gumem/recall.py `_session_sum`; 0: off)
+    # a session's best evidence lifts its raw turns (service/ranking.py `_session_sum`; 0: off)
     recall_session_weight: float = Field(default=0.1, ge=0)
 
     @field_validator("neo4j_password")

@@ -10,20 +10,15 @@ from typing import Any, LiteralString, cast
 
 from neo4j import AsyncManagedTransaction
 
-from core.errors import GumemError, NotFoundError
+from core.errors import ConflictError, InputError, NotFoundError
 from core.records import AuditEntry
 from extract.types import FactRecord
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid, scope_token, user_uid
-from graph.nodes import LABELS
+from graph.nodes import LABELS, SCHEMA_LABELS
 from graph.queries import query
 from graph.records import AffectedSummary, TopicUsage
 from graph.topic_summary_writes import NewSummary, summary_row
-
-
-class ConflictError(GumemError):
-    code = "CONFLICT"
-
 
 FORGET_PASSES = 3  # sweeps of forget_user until nothing of the user is left
 
@@ -329,8 +324,16 @@ async def forget_user(db: Database, tenant: str, user_id: str, batch: int = 5000
     return counts
 
 
+def label_query(name: str, label: str) -> LiteralString:
+    """cypher/<name>.cypher with its `{label}` filled in (a label cannot be a $param): only
+    with one of the schema's labels (SCHEMA_LABELS), checked before the text is read."""
+    if label not in SCHEMA_LABELS:
+        raise InputError("label", "not one of the schema's labels")
+    return cast(LiteralString, query(name).replace("{label}", label))
+
+
 async def _forget_label(db: Database, tenant: str, user_id: str, label: str, batch: int) -> int:
-    text = cast(LiteralString, query("forget_user_batch").replace("{label}", label))
+    text = label_query("forget_user_batch", label)
 
     async def work(tx: AsyncManagedTransaction) -> int:
         rows = await tx_rows(tx, text, tenant=tenant, user_id=user_id, batch=batch)

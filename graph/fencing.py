@@ -7,24 +7,10 @@ from datetime import UTC, datetime
 
 from neo4j import AsyncManagedTransaction
 
-from core.errors import GumemError
+from core.errors import Fenced
 from graph.db import Database, tx_rows
 from graph.ingest import user_uid
 from graph.queries import query
-
-
-class Fenced(GumemError):
-    """A deletion touched the user since this run read its Messages: it wrote nothing
-    and starts over (its Messages are still pending)."""
-
-    code = "FENCED"
-
-
-class LeaseLost(Fenced):
-    """Another worker claimed the user's processing lease (ours expired): this run stops
-    and writes nothing more; the new owner processes what is still pending."""
-
-    code = "LEASE_LOST"
 
 
 async def claim_lease(

@@ -198,6 +198,22 @@ class Foreground(AsyncStructuredNode):
 LABELS = ("Message", "Fact", "Summary", "Topic", "Entity", "Session", "User")
 """The labels of a user's data (an erasure counts and deletes these)."""
 
+SCHEMA_LABELS = frozenset(
+    {
+        "User",
+        "Session",
+        "Message",
+        "Entity",
+        "Fact",
+        "Topic",
+        "Summary",
+        "AuditRecord",
+        "Foreground",
+    }
+)
+"""The schema's labels, one per class of NODE_CLASSES: the only ones a query's text may
+name where a label cannot be a $param (graph/deletion.py `label_query`)."""
+
 NODE_CLASSES: tuple[type[AsyncStructuredNode], ...] = (
     User,
     Session,

@@ -1,5 +1,5 @@
 """The foreground signal between processes: APIs that serve agents publish until when
-they are busy; workers read whether any is (gumem/foreground.py paces them)."""
+they are busy; workers read whether any is (service/foreground.py paces them)."""
 
 from __future__ import annotations
 

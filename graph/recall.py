@@ -2,7 +2,7 @@
 the corrections the candidate Messages carry.
 
 The candidates leave here as typed records (`Candidates`), their times and metadata
-decoded once; `gumem.recall` ranks them.
+decoded once; `service.recall` ranks them.
 """
 
 from __future__ import annotations

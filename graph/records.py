@@ -2,7 +2,7 @@
 
 Neo4j property names and JSON-encoded properties stop at this module: a record names its
 fields for what they are, JSON is parsed, times are `datetime`s and lists are tuples.
-The service hands these records on as they are (`gumem.records`); api/ and the MCP server
+The service hands these records on as they are (`service.records`); api/ and the MCP server
 map them to what they show."""
 
 from __future__ import annotations

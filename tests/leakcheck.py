@@ -231,7 +231,19 @@ class LeakCheck:
         return out
 
 
-OURS = {"core", "gumem", "api", "graph", "extract", "tools", "bench", "tests"}
+OURS = {
+    "core",
+    "extract",
+    "graph",
+    "service",
+    "web",
+    "api",
+    "doors",
+    "gumem",
+    "tools",
+    "bench",
+    "tests",
+}
 
 
 def report(hits: list[Hit], check: LeakCheck, files: int) -> list[str]:

@@ -76,7 +76,7 @@ def cmd_models(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from gumem import cli
+    from doors import cli
 
     uri = ensure_neo4j(settings)
     if not settings.neo4j_uri:

@@ -1,6 +1,6 @@
 """What a partial change carries over from the Fact it changes: an English change to one
 part that keeps the rest ("same time, but at the Oak Avenue salon instead"; the Chinese
-side is extract/zh_grammar.carry_over), and an updated quantity inside a Fact of several
+side is extract/chat/zh_grammar.carry_over), and an updated quantity inside a Fact of several
 attributes ("3 bedrooms, budget 5k a month" + "budget is now 6k"). Each gives the older
 Fact's content with the changed part put in. Only grammar here: keep phrases,
 prepositions, determiners, number shapes."""

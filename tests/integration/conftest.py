@@ -19,8 +19,8 @@ from pydantic import SecretStr
 
 from core.settings import ROOT, Settings
 from graph.db import Database
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from service.memory import Memory
+from service.runtime import Runtime
 
 MARKER = "_GumemTestDb"
 TEST_HOME = Path(os.environ.get("GUMEM_TEST_NEO4J_HOME", ROOT / ".gumem" / "test-neo4j"))

@@ -12,8 +12,8 @@ import pytest
 
 from core.errors import InputError, NotFoundError
 from core.settings import ROOT, Settings
-from gumem.records import StoredMessage
-from gumem.service import Memory
+from service.memory import Memory
+from service.records import StoredMessage
 from tests.integration.helpers import seed
 
 A, B = "tenant-a", "tenant-b"
@@ -106,7 +106,7 @@ async def test_gumem_show_cli(memory: Memory, settings: Settings) -> None:
 
     def show(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "gumem.cli", "show", *args],
+            [sys.executable, "-m", "doors.cli", "show", *args],
             cwd=ROOT,
             env=env,
             capture_output=True,

@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
-from gumem.erasure import delete_message
-from gumem.service import Memory
+from service.erasure import delete_message
+from service.memory import Memory
 from tests.integration.helpers import ADD, gql
 
 FACTS = """query($u: String!) { facts(userId: $u) {

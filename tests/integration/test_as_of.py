@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from core.errors import InputError
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import ADD, gql
 from tests.integration.test_corrections import current_lines, msg
 

@@ -18,7 +18,7 @@ from core.errors import AuthError, InputError, ServerUnreachable
 from core.settings import Settings
 from gumem.client import AsyncClient
 from gumem.client_types import MemoryContext
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import free_port, seed
 from tests.integration.test_as_of import BEFORE_FIX, DAY1, FIX, USER, Q
 from tests.integration.test_corrections import current_lines

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import ADD, gql, seed
 
 IMPACT_FIELDS = """messageId removedFacts keptFacts restoredFacts rebuiltSummaries

@@ -19,7 +19,7 @@ from graph.fact_writes import NewFact, active_slots, write_facts
 from graph.fencing import user_token
 from graph.filed_facts import dirty_facts
 from graph.pending import event_window, pending_messages
-from gumem.service import Memory
+from service.memory import Memory
 
 TENANT = "tenant-a"
 USER = "u-cost"

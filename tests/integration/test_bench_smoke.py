@@ -12,7 +12,7 @@ from typing import Any
 
 from bench import load, workers
 from core.settings import Settings
-from gumem.service import Memory
+from service.memory import Memory
 
 
 def neo4j_args(settings: Settings, out: Path) -> list[str]:

@@ -30,8 +30,8 @@ import uvicorn
 
 from api.app import create_app
 from core.settings import ROOT, Settings
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from service.memory import Memory
+from service.runtime import Runtime
 from tests.integration.conftest import HTTP_PORT
 from tests.integration.helpers import ADD, A, seed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import ADD, gql
 from tests.integration.test_corrections import FACTS, RECALL, current_lines, msg
 

@@ -17,8 +17,8 @@ from graph import recall as grecall
 from graph.fact_writes import NewFact, write_facts
 from graph.fencing import user_token
 from graph.recall import Candidates
-from gumem.recall import Weights, rank_evidence
-from gumem.service import Memory
+from service.memory import Memory
+from service.recall import Weights, rank_evidence
 from tests.integration.helpers import gql
 
 TENANT = "tenant-a"

@@ -5,6 +5,7 @@ their sources. Real Neo4j; only the extraction step is paused in-process."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -13,18 +14,19 @@ from typing import Any
 
 import pytest
 
+from core.errors import Fenced
 from core.settings import Settings
 from extract.types import FactDraft
 from graph.db import Database, make_driver, native
 from graph.fact_writes import NewFact, write_facts
-from graph.fencing import Fenced, user_token
+from graph.fencing import user_token
 from graph.ingest import user_uid
 from graph.pending import pending_messages
 from graph.queries import query
 from graph.topic_summary_writes import write_consolidation
-from gumem import erasure
-from gumem.pipeline import Pipeline
-from gumem.service import Memory
+from service import erasure
+from service.memory import Memory
+from service.pipeline import Pipeline
 from tests.integration.helpers import seed
 
 TENANT = "tenant-a"
@@ -61,12 +63,15 @@ async def other(memory: Memory, settings: Settings) -> AsyncIterator[Pipeline]:
 
 
 class Pause:
-    """Holds the first call of a pipeline step until `go` is set."""
+    """Holds the first call of a pipeline step (a method of the pipeline, or of what it
+    holds: "consolidation._embed_summaries") until `go` is set."""
 
     def __init__(self, pipeline: Pipeline, step: str, monkeypatch: pytest.MonkeyPatch) -> None:
         self.reached = asyncio.Event()
         self.go = asyncio.Event()
-        original = getattr(pipeline, step)
+        *path, step = step.split(".")
+        owner = functools.reduce(getattr, path, pipeline)
+        original = getattr(owner, step)
 
         async def paused(*args: Any, **kwargs: Any) -> Any:
             if not self.reached.is_set():
@@ -74,7 +79,7 @@ class Pause:
                 await self.go.wait()
             return await original(*args, **kwargs)
 
-        monkeypatch.setattr(pipeline, step, paused)
+        monkeypatch.setattr(owner, step, paused)
 
 
 async def user_nodes(db: Database, user: str = USER) -> dict[str, int]:
@@ -131,7 +136,7 @@ SECOND = [
 ]
 
 
-@pytest.mark.parametrize("step", ["_extract", "_embed_summaries"])
+@pytest.mark.parametrize("step", ["_extract", "consolidation._embed_summaries"])
 async def test_forget_user_fences_a_run_of_another_process(
     memory: Memory,
     other: Pipeline,
@@ -139,7 +144,7 @@ async def test_forget_user_fences_a_run_of_another_process(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="gumem.pipeline")
+    caplog.set_level(logging.INFO, logger="service.pipeline")
     await memory.add_messages(TENANT, FIRST)  # processed: Facts, Topics, Summaries exist
     await store(memory, SECOND)
     pause = Pause(other, step, monkeypatch)
@@ -161,7 +166,7 @@ async def test_forget_user_fences_a_run_of_another_process(
     ("step", "facts_deleted", "processed"),
     [
         ("_extract", 0, 2),  # the target is still pending; the run starts over without it
-        ("_embed_summaries", 1, 3),  # its fact is written; consolidation is redone
+        ("consolidation._embed_summaries", 1, 3),  # its fact is written; consolidation is redone
     ],
 )
 async def test_delete_message_fences_a_run_then_the_rest_is_processed(

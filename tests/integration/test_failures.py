@@ -17,11 +17,11 @@ import httpx
 import pytest
 
 from core.settings import Settings
-from gumem.cli import main as cli
-from gumem.extractor import Extractor
-from gumem.pipeline import Pipeline
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from doors.cli import main as cli
+from service.extractor import Extractor
+from service.memory import Memory
+from service.pipeline import Pipeline
+from service.runtime import Runtime
 from tests.integration.helpers import A, B, gql
 from tests.integration.test_http import server  # noqa: F401  (uvicorn on loopback)
 from tests.unit.extraction_hooks import BAD_FACT, HOURS, POISON, SLOW, hooked

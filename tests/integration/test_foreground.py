@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from graph import pressure
-from gumem import foreground
-from gumem.foreground import Meter, Pacer
-from gumem.service import Memory
+from service import foreground
+from service.foreground import Meter, Pacer
+from service.memory import Memory
 
 
 async def _nodes(memory: Memory) -> list[str]:

@@ -19,8 +19,8 @@ from api.app import create_app, format_error
 from core.errors import QueryTimeout
 from core.settings import Settings
 from graph.db import Database
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from service.memory import Memory
+from service.runtime import Runtime
 from tests.integration.helpers import ADD, A, B, gql, seed
 
 HEALTH = "{ health { ok } }"

@@ -14,10 +14,10 @@ import uvicorn
 from api.app import create_app
 from core.errors import AuthError, InputError
 from core.settings import Settings
-from gumem.cli import main as cli
+from doors.cli import main as cli
 from gumem.client import Client
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from service.memory import Memory
+from service.runtime import Runtime
 from tests.integration.helpers import ADD, free_port, seed, served
 
 

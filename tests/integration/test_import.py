@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gumem.cli import main as cli
+from doors.cli import main as cli
 from gumem.client import Client
 from tests.integration.test_http import server  # noqa: F401 - the fixture
 

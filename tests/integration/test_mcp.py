@@ -20,10 +20,10 @@ from pydantic import SecretStr
 
 from api.app import create_app
 from core.settings import DEV_TENANT, ROOT, Settings
-from gumem.cli import with_dev_key
-from gumem.mcp_server import MCP_PATH, build_server, create_http_app
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from doors.cli import with_dev_key
+from doors.mcp_server import MCP_PATH, build_server, create_http_app
+from service.memory import Memory
+from service.runtime import Runtime
 from tests.integration.helpers import free_port, gql, seed, served
 from tests.integration.test_as_of import BEFORE_FIX, DAY1, FIX, USER, Q
 from tests.integration.test_corrections import current_lines
@@ -92,7 +92,7 @@ async def test_mcp_over_stdio(settings: Settings, memory: Memory) -> None:
         "GUMEM_MODEL_CACHE": str(settings.model_cache),
     }
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "gumem.cli", "mcp"], env=env, cwd=ROOT
+        command=sys.executable, args=["-m", "doors.cli", "mcp"], env=env, cwd=ROOT
     )
     async with Client(params, read_timeout_seconds=600) as c:
         mem = await seed_and_recall(c)

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import ADD, gql, seed
 
 FACTS = """query($u: String!, $all: Boolean!) { facts(userId: $u, includeInactive: $all) {

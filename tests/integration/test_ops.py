@@ -23,10 +23,10 @@ from api.app import create_app, server_config
 from core import logs
 from core.inputs import MAX_QUERY_CHARS
 from core.settings import Settings
-from gumem.extractor import Extractor
-from gumem.pipeline import Pipeline
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from service.extractor import Extractor
+from service.memory import Memory
+from service.pipeline import Pipeline
+from service.runtime import Runtime
 from tests.integration.helpers import ADD, A, free_port, gql, seed, served
 from tests.unit.extraction_hooks import POISON, hooked
 

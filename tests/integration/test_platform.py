@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from core.settings import Settings
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import ADD, B, gql
 
 

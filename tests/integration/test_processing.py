@@ -17,10 +17,10 @@ import pytest
 
 from api.app import create_app
 from core.settings import Settings
-from gumem.extractor import Extractor
-from gumem.pipeline import Pipeline
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from service.extractor import Extractor
+from service.memory import Memory
+from service.pipeline import Pipeline
+from service.runtime import Runtime
 from tests.integration.helpers import A, B, gql
 from tests.unit.extraction_hooks import POISON, hooked
 

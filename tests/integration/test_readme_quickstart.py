@@ -20,7 +20,7 @@ from pydantic import SecretStr
 
 from api.app import create_app
 from core.settings import ROOT, Settings
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import free_port, served
 
 README = ROOT / "README.md"

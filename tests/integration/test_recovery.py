@@ -8,7 +8,7 @@ import pytest
 
 from core.errors import StorageUnavailable
 from core.settings import Settings
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import seed
 
 
@@ -44,7 +44,7 @@ async def test_worker_finishes_a_consolidation_cut_by_an_outage(
 ) -> None:
     pipeline = memory.pipeline
     assert pipeline is not None
-    real = pipeline._consolidate
+    real = pipeline.consolidation.run
     calls = 0
 
     async def outage_once(
@@ -56,7 +56,7 @@ async def test_worker_finishes_a_consolidation_cut_by_an_outage(
             raise StorageUnavailable("storage unavailable: injected")
         return await real(tenant, user_id, marked=marked, token=token)
 
-    monkeypatch.setattr(pipeline, "_consolidate", outage_once)
+    monkeypatch.setattr(pipeline.consolidation, "run", outage_once)
     res = await memory.add_messages("tenant-a", seed("en"))
     assert res.processed == 0 and len(res.accepted) == 10
     cut = await counts(memory)  # facts written, messages done, nothing filed yet

@@ -18,7 +18,7 @@ from graph.schema import (
     declared_rules,
     existing_rules,
 )
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import ADD, FIXTURES, gql, seed
 
 OLD_SCHEMA = FIXTURES / "schema_before_models.cypher"

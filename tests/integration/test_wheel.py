@@ -19,7 +19,7 @@ import pytest
 
 from core.settings import ROOT, Settings
 from gumem.client import Client
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import seed
 
 
@@ -76,7 +76,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def test_wheel_holds_the_runtime_and_not_the_tools(installed: Path) -> None:
     probe = (
-        "import importlib.util as u, api, core, cypher, extract, graph, gumem;"
+        "import importlib.util as u, api, core, cypher, doors, extract, graph, gumem, service, web;"
         "from graph.queries import query;"
         "print(graph.__file__);"
         "from graph.trace import browser_cypher;"

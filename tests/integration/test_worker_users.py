@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from gumem.pipeline import Pipeline, Report
-from gumem.service import Memory
+from service.memory import Memory
+from service.pipeline import Pipeline, Report
 
 USERS = [f"u-lane-{i}" for i in range(5)]
 

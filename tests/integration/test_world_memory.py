@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from core.settings import Settings
-from gumem.runtime import Runtime
+from service.runtime import Runtime
 from tests.integration.conftest import reset
 from tests.integration.helpers import ADD, gql
 

@@ -53,7 +53,7 @@ def p95(values: list[float]) -> float:
 
 
 class ApiServer:
-    """`python -m gumem.cli serve` in a subprocess of its own (so that it can be SIGKILLed)."""
+    """`python -m doors.cli serve` in a subprocess of its own (so that it can be SIGKILLed)."""
 
     def __init__(self, bolt_uri: str, password: str, keys: str, log: Path) -> None:
         self.port = free_port()
@@ -76,7 +76,7 @@ class ApiServer:
             out.write(f"\n=== start {self.starts} ===\n".encode())
             out.flush()
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "gumem.cli", "serve"],
+                [sys.executable, "-m", "doors.cli", "serve"],
                 cwd=ROOT,
                 env=self.env,
                 stdin=subprocess.DEVNULL,

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from api.app import create_app
 from core.settings import Settings
-from gumem.runtime import Runtime
+from service.runtime import Runtime
 from tests.integration.helpers import ADD, A, seed
 from tests.reliability.figures import add
 from tests.reliability.test_fuzz_inputs import (

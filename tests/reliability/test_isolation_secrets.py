@@ -13,8 +13,8 @@ import pytest
 from api.app import create_app
 from core.settings import Settings
 from graph.db import Database, make_driver
-from gumem.runtime import Runtime
-from gumem.service import Memory
+from service.memory import Memory
+from service.runtime import Runtime
 from tests.integration.helpers import ADD, A, B, gql, seed
 from tests.reliability.figures import add
 from tests.reliability.loadgen import free_port

@@ -1,6 +1,6 @@
 """Idempotence, load, a Neo4j outage and an API crash, against a real server on loopback.
 
-The API runs as `python -m gumem.cli serve` in a subprocess (so it can be SIGKILLed); the
+The API runs as `python -m doors.cli serve` in a subprocess (so it can be SIGKILLed); the
 test process checks the store directly over its own driver.
 """
 
@@ -21,7 +21,7 @@ import pytest
 
 from core.settings import Settings
 from graph.db import Database
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.conftest import BOLT_PORT, HTTP_PORT, PASSWORD, TEST_HOME, reset
 from tests.integration.helpers import ADD, seed
 from tests.reliability.figures import add, note, record

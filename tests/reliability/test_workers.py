@@ -23,7 +23,7 @@ from bench import synth
 from bench.fleet import Proc, settled
 from core.settings import Settings
 from graph.db import Database
-from gumem.service import Memory
+from service.memory import Memory
 from tests.integration.helpers import ADD
 from tests.reliability.figures import note, record
 from tests.reliability.loadgen import free_port, rows, store_check

@@ -8,8 +8,8 @@ import time
 from datetime import UTC, datetime
 
 from extract.types import Extraction, FactDraft
-from gumem.extractor import Task, run_task
-from gumem.models import Models
+from service.extractor import Task, run_task
+from service.models import Models
 
 SLOW = "zq-slow-marker"  # sleeps far past any test budget
 POISON = "zq-poison-marker"  # raises, with the content in the exception's message

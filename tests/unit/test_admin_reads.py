@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from doors.cli import parser
 from graph.admin_reads import NODE_KINDS, kinds_to_try
-from gumem.cli import parser
 
 
 def test_kinds_to_try_follows_the_id_prefixes_then_message() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gumem.cli import main
+from doors.cli import main
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -22,9 +22,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from api.auth import BearerAuth
 from core.settings import ROOT
-from gumem import cli
+from doors import cli
+from web.auth import BearerAuth
 
 DOWN = {
     "data": None,
@@ -47,7 +47,7 @@ def closed_port() -> int:
 def gumem(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in ("GUMEM_API_KEY", "GUMEM_URL")}
     return subprocess.run(
-        [sys.executable, "-m", "gumem.cli", *args],
+        [sys.executable, "-m", "doors.cli", *args],
         cwd=ROOT,
         env={**clean, **env},
         capture_output=True,
@@ -69,7 +69,7 @@ def one_line(res: subprocess.CompletedProcess[str], code: int, *words: str) -> s
 
 @pytest.fixture(scope="module")
 def stub() -> Iterator[str]:
-    """A server with the API's own key check (api.auth) whose /graphql answers as GUMem
+    """A server with the API's own key check (web.auth) whose /graphql answers as GUMem
     does while Neo4j is down; other paths are 404 pages, not GraphQL."""
 
     async def graphql(request: Request) -> JSONResponse:

@@ -19,10 +19,11 @@ from typing import Any
 import yaml
 
 from core.settings import ROOT, Settings
-from gumem.cli import cmd_mcp, cmd_worker
-from gumem.cli import parser as cli_parser
+from doors.cli import cmd_mcp, cmd_worker
+from doors.cli import parser as cli_parser
 
-SOURCE = ("core", "gumem", "graph", "api", "extract", "cypher")  # the packages the image runs
+# the packages the image runs
+SOURCE = ("core", "extract", "graph", "service", "web", "api", "doors", "gumem", "cypher")
 
 
 def compose(name: str = "docker-compose.yml") -> dict[str, Any]:
@@ -130,7 +131,7 @@ def test_worker_service_scales_on_the_api_image() -> None:
     services = compose()["services"]
     api, worker = services["gumem"], services["worker"]
     assert worker["image"] == api["image"] and worker["build"] == api["build"]
-    assert worker["command"] == ["python", "-m", "gumem.cli", "worker"]
+    assert worker["command"] == ["python", "-m", "doors.cli", "worker"]
     args = cli_parser().parse_args(worker["command"][3:])
     assert args.func is cmd_worker and not args.once
     for key in ("ports", "container_name", "hostname", "healthcheck"):
@@ -198,7 +199,7 @@ def test_mcp_service_is_optional_streamable_http_with_the_api_keys() -> None:
     assert mcp["profiles"] == ["mcp"]  # only with `docker compose --profile mcp up`
     assert "profiles" not in api and "profiles" not in services["worker"]
     assert mcp["image"] == api["image"] and mcp["build"] == api["build"]
-    assert mcp["command"][:3] == ["python", "-m", "gumem.cli"]
+    assert mcp["command"][:3] == ["python", "-m", "doors.cli"]
     args = cli_parser().parse_args(mcp["command"][3:])
     assert args.func is cmd_mcp and args.transport == "http" and args.port is None
     env = mcp["environment"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from gumem.consolidation import centroid
+from service.consolidation import centroid
 
 
 def test_centroid_is_the_unit_mean() -> None:
@@ -23,7 +23,7 @@ def test_no_vectors_or_opposite_ones_give_none() -> None:
 
 def test_topic_texts_are_embedded_once_per_process() -> None:
     from core.settings import Settings
-    from gumem.models import Models
+    from service.models import Models
     from tests.unit.fake_embedder import FakeEmbedder
 
     models = Models(Settings())

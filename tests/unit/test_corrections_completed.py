@@ -15,7 +15,7 @@ from extract.corrections.cues import returns
 from extract.corrections.endings import ended_things
 from extract.types import FactDraft, Lang
 from graph.fact_writes import NewFact
-from gumem.drafts import carried
+from service.drafts import carried
 
 T0 = datetime(2026, 4, 1, 9, tzinfo=UTC)
 NEAR = [1.0, 0.1, 0.0]

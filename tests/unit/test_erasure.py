@@ -10,7 +10,7 @@ from extract.types import EntityRef, FactDraft, FactRecord
 from graph.deletion import revise
 from graph.fact_writes import provenance
 from graph.ids import entity_id
-from gumem.drafts import group_drafts, merge_drafts
+from service.drafts import group_drafts, merge_drafts
 
 T = datetime(2026, 1, 5, 8, tzinfo=UTC)
 ALICE = EntityRef("Alice", "PERSON", "alice")

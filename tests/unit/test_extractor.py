@@ -12,7 +12,7 @@ import pytest
 
 from core.settings import Settings
 from extract.types import Extraction, MessageRecord
-from gumem.extractor import Extractor, Failure, Task
+from service.extractor import Extractor, Failure, Task
 from tests.unit.extraction_hooks import POISON, SLOW, hooked
 
 T0 = datetime(2026, 11, 30, 10, tzinfo=UTC)

@@ -11,8 +11,8 @@ import pytest
 from core.errors import StorageUnavailable
 from core.settings import Settings
 from graph import pressure
-from gumem import foreground
-from gumem.foreground import Meter, Pacer
+from service import foreground
+from service.foreground import Meter, Pacer
 
 NOW = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
 DB: Any = object()  # graph.pressure is replaced: no query is run

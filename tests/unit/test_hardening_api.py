@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from api.auth import is_open
-from api.edge import BodyLimit
 from api.limits import NESTED, SOURCE_FACTS, worst_case
 from api.schema import build_schema
 from core.errors import InputError
 from core.inputs import parse_batch, parse_now
 from core.settings import Settings
-from gumem.recall import Item, format_context, inline
+from service.recall import Item, format_context, inline
+from web.auth import is_open
+from web.edge import BodyLimit
 
 SETTINGS = Settings()
 

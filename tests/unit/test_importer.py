@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.settings import Settings
-from gumem.cli import main as cli
+from doors.cli import main as cli
 from gumem.importer import Options, load, validate
 
 DIR = Path(__file__).resolve().parent.parent / "fixtures" / "import"

@@ -1,10 +1,12 @@
-"""Dependencies point one way: entry points -> api -> service (gumem) -> graph -> extract -> core.
+"""Dependencies point one way: doors -> api -> web -> service -> graph -> extract -> core,
+and the client package (gumem) stands apart on core alone.
 
 Every import of the project's own packages (at module level, inside functions and under
 TYPE_CHECKING alike) is read from the source with `ast` and checked against the layer of the
 importing module. A module may import its own layer or any layer below it, never one above;
-api/ may not reach graph/ or extract/ at all (it talks to the service only); nothing that ships
-imports tools/ (build and dev tools). docs/architecture.md describes the rooms.
+api/ may not reach graph/ or extract/ at all (it talks to the service only); the client
+(gumem/) imports core/ and nothing else of the server; nothing that ships imports tools/
+(build and dev tools). docs/architecture.md describes the rooms.
 """
 
 from __future__ import annotations
@@ -15,18 +17,28 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ("core", "extract", "graph", "gumem", "api")
+SHIPPED = ("core", "extract", "graph", "service", "web", "api", "gumem", "doors")
 
-# the processes' entry points: they wire api/ and the service together, so they sit on top
-ENTRY_POINTS = {"gumem.cli", "gumem.mcp_server"}
-RANK = {"core": 0, "extract": 1, "graph": 2, "gumem": 3, "api": 4, "entry": 5, "tools": 6}
+# the client sits above api/ so that no server layer may import it; only doors/ (the CLI's
+# client commands) does
+RANK = {
+    "core": 0,
+    "extract": 1,
+    "graph": 2,
+    "service": 3,
+    "web": 4,
+    "api": 5,
+    "gumem": 6,
+    "doors": 7,
+    "tools": 8,
+}
 # besides the order: rooms a layer may not enter even though they are below it
 FORBIDDEN = {"api": {"graph", "extract"}}
+# layers that may import only these (besides themselves)
+ONLY = {"gumem": {"core"}}
 
 
 def layer_of(module: str) -> str | None:
-    if module in ENTRY_POINTS:
-        return "entry"
     top = module.split(".")[0]
     return top if top in RANK else None
 
@@ -65,7 +77,8 @@ def violations(module: str, source: str, is_package: bool = False) -> list[str]:
         there = layer_of(target)
         if there is None or there == here:
             continue
-        if RANK[there] > RANK[here] or there in FORBIDDEN.get(here, set()):
+        upward = RANK[there] > RANK[here]
+        if upward or there in FORBIDDEN.get(here, set()) or there not in ONLY.get(here, {there}):
             out.append(f"{module}:{line} ({here}) imports {target} ({there})")
     return out
 
@@ -85,21 +98,27 @@ def test_the_tree_is_read() -> None:
     """The check sees the project: each shipped package has modules, and imports are found."""
     paths = shipped_modules()
     assert {module_name(p).split(".")[0] for p in paths} == set(SHIPPED)
-    service = ROOT / "gumem" / "service.py"
-    targets = {t for _, t in imported(ast.parse(service.read_text()), "gumem.service", False)}
+    service = ROOT / "service" / "memory.py"
+    targets = {t for _, t in imported(ast.parse(service.read_text()), "service.memory", False)}
     assert "graph.db" in targets and "core.settings" in targets
 
 
 @pytest.mark.parametrize(
     ("module", "source"),
     [
-        ("graph.db", "from gumem.service import Memory\n"),  # graph -> service
+        ("graph.db", "from service.memory import Memory\n"),  # graph -> service
         ("core.errors", "import extract.types\n"),  # bottom -> extract
         ("extract.chat.facts", "def f():\n    from graph import reads\n"),  # lazy, still upward
         ("api.loaders", "from graph import reads\n"),  # api around the service
-        ("gumem.service", "from api.types import Fact\n"),  # service -> api
-        ("gumem.models", "from tools import modelprep\n"),  # runtime -> dev tools
-        ("graph.trace", "from ..gumem import service\n"),  # relative, upward
+        ("service.memory", "from api.types import Fact\n"),  # service -> api
+        ("service.models", "from tools import modelprep\n"),  # runtime -> dev tools
+        ("graph.trace", "from ..service import memory\n"),  # relative, upward
+        ("web.edge", "from api.app import create_app\n"),  # the shared edge -> api
+        ("api.app", "from doors import cli\n"),  # api -> a door
+        ("gumem.client", "from service.memory import Memory\n"),  # the client -> the server
+        ("gumem.importer", "def f():\n    from graph import ids\n"),  # lazily, still
+        ("gumem.adapters.http", "from web.auth import tenant_for\n"),  # the client -> web
+        ("service.memory", "from gumem.client import Client\n"),  # the server -> the client
     ],
 )
 def test_an_upward_import_is_caught(module: str, source: str) -> None:
@@ -107,7 +126,13 @@ def test_an_upward_import_is_caught(module: str, source: str) -> None:
 
 
 def test_downward_and_sideways_imports_pass() -> None:
-    assert not violations("api.schema", "from gumem.service import Memory\nfrom core import errors")
+    assert not violations(
+        "api.schema", "from service.memory import Memory\nfrom core import errors"
+    )
     assert not violations("graph.filed_facts", "from extract.types import FactRecord\n")
-    assert not violations("gumem.cli", "from api.app import create_app\n")
-    assert not violations("gumem.recall", "from . import models\n", is_package=False)
+    assert not violations("doors.cli", "from api.app import create_app\n")
+    assert not violations("service.recall", "from . import models\n", is_package=False)
+    assert not violations("doors.mcp_server", "from web.auth import BearerAuth\n")
+    assert not violations("api.app", "from web.edge import AccessLog\n")
+    assert not violations("gumem.client", "from core.errors import GumemError\n")
+    assert not violations("doors.commands", "from gumem.client import Client\n")

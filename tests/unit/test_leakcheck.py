@@ -30,8 +30,8 @@ def test_a_logged_copy_is_found_with_its_logger_and_tests_never_the_content(
     check.record_body({"query": "…", "variables": {"m": [{"id": "m1", "content": SECRET}]}})
     check.record_text("我下周二去上海出差，住三晚。")
     rows = [
-        ("gumem.service", "t::sender", "stored 1 messages (0 duplicates)"),
-        ("gumem.pipeline", "t::other", f"failed: ValueError({SECRET[:60]!r})"),  # truncated
+        ("service.memory", "t::sender", "stored 1 messages (0 duplicates)"),
+        ("service.pipeline", "t::other", f"failed: ValueError({SECRET[:60]!r})"),  # truncated
         ("api.schema", "t::other", "BAD_INPUT: 我下周二去上海出差，住三晚。"),
     ]
     check.out.write_text(
@@ -42,11 +42,11 @@ def test_a_logged_copy_is_found_with_its_logger_and_tests_never_the_content(
         encoding="utf-8",
     )
     sub = tmp_path / "serve.log"
-    sub.write_text(f"INFO gumem.service: {SECRET}\nINFO ok\n", encoding="utf-8")
+    sub.write_text(f"INFO service.memory: {SECRET}\nINFO ok\n", encoding="utf-8")
 
     hits = check.check([sub])
     assert {(h.where, h.logged_in, h.sent_by) for h in hits} == {
-        ("gumem.pipeline", "t::other", "t::sender"),
+        ("service.pipeline", "t::other", "t::sender"),
         ("api.schema", "t::other", "t::sender"),
         (str(sub), "", "t::sender"),
     }
@@ -62,9 +62,9 @@ def test_installed_it_records_what_the_edge_parses_and_every_log_record(
     it is imported, records of any logger written, whatever the root logger's handlers."""
     import core.inputs
     from core.settings import Settings
-    from gumem import service
+    from service import memory
 
-    before = (core.inputs.parse_message, vars(service)["parse_text"], logging.getLogRecordFactory())
+    before = (core.inputs.parse_message, vars(memory)["parse_text"], logging.getLogRecordFactory())
     check = LeakCheck(tmp_path / "lines.jsonl")
     check.install()
     try:
@@ -73,7 +73,7 @@ def test_installed_it_records_what_the_edge_parses_and_every_log_record(
         core.inputs.parse_batch(
             [{**msg, "content": PLANTED, "timestamp": "2026-12-01T10:00:00Z"}], Settings()
         )
-        vars(service)["parse_text"](QUERY, "query", 2000)
+        vars(memory)["parse_text"](QUERY, "query", 2000)
         quiet = logging.getLogger("leakcheck.test.quiet")
         quiet.propagate = False  # seen all the same: the record factory
         quiet.debug("a line with %s", PLANTED)
@@ -82,7 +82,7 @@ def test_installed_it_records_what_the_edge_parses_and_every_log_record(
         session_leaks.forget(PLANTED, QUERY)
     assert (
         core.inputs.parse_message,
-        vars(service)["parse_text"],
+        vars(memory)["parse_text"],
         logging.getLogRecordFactory(),
     ) == before
     assert set(check.sent) == {PLANTED[:48], QUERY}

@@ -17,15 +17,15 @@ from prometheus_client import REGISTRY, Histogram
 from starlette.requests import Request
 from starlette.responses import Response
 
-from api.edge import AccessLog
 from api.metrics import refresh_queue
 from core import logs
 from core.errors import StorageUnavailable
 from core.metrics import timed
 from core.settings import Settings
 from graph.db import Database
-from gumem.runtime import Runtime
-from gumem.worker import Supervisor, WorkerStatus
+from service.runtime import Runtime
+from service.worker import Supervisor, WorkerStatus
+from web.edge import AccessLog
 
 
 def value(name: str, **labels: str) -> float:

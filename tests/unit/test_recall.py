@@ -12,7 +12,7 @@ import pytest
 from extract.text.time_window import Window
 from graph.recall import Candidates, FactCandidate, Hit, MessageCandidate, SummaryCandidate
 from graph.records import StoredFact, StoredMessage
-from gumem.recall import (
+from service.recall import (
     RRF_K,
     Weights,
     assemble,
@@ -332,7 +332,7 @@ def test_recent_lines_name_their_author_and_outdated_values_say_so() -> None:
 
 def test_only_a_past_time_cue_restricts_recall() -> None:
     from extract.text.time_window import parse_time_cue
-    from gumem.recall import past_window
+    from service.recall import past_window
 
     now = datetime(2026, 11, 20, 19, tzinfo=UTC)
     assert past_window(parse_time_cue("What did I buy yesterday?", now), now) is not None
@@ -344,7 +344,7 @@ def test_only_a_past_time_cue_restricts_recall() -> None:
 
 def test_only_messages_rejected_as_not_memory_are_flagged_with_the_reason() -> None:
     from extract.types import Extraction, MessageRecord, Rejection
-    from gumem.drafts import rejected_messages
+    from service.drafts import rejected_messages
 
     chat = [MessageRecord(i, "u1", "s1", "user", "x", T0) for i in ("m1", "m2", "m3", "m4")]
     ex = Extraction(
@@ -503,7 +503,7 @@ def test_someone_elses_turn_counts_in_full_only_when_the_query_names_them() -> N
 
 
 def test_a_query_about_someone_weighs_others_turns_as_any_rejected_turn() -> None:
-    from gumem.recall import asks_about_others
+    from service.recall import asks_about_others
 
     assert asks_about_others("那个住在海边的人，平时喜欢做什么？")
     assert asks_about_others("Who in my family likes jazz?")

@@ -8,7 +8,7 @@ from typing import Any
 
 from graph.queries import query
 from graph.recall import decode
-from gumem.recall import Weights, assemble, plan
+from service.recall import Weights, assemble, plan
 
 T = datetime(2026, 5, 1, 12, tzinfo=UTC)
 STAMP = [int(T.timestamp()), 0, 0]  # graph.db.instant's [epochSeconds, microsecond, offset]

@@ -1,5 +1,5 @@
 """Stored records decoded once where they leave Neo4j (graph/records.py), and the MCP
-resources' JSON made back from them (gumem/mcp_views.py) as the stored properties read."""
+resources' JSON made back from them (doors/mcp_views.py) as the stored properties read."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 
 from api.types import Fact, Message, Summary
 from core.inputs import MessageIn
+from doors.mcp_views import fact_json, message_json, summary_json
 from extract.types import EntityRef
 from graph.ingest import _row
 from graph.records import stored_fact, stored_message, stored_summary, stored_topic
-from gumem.mcp_views import fact_json, message_json, summary_json
 
 T = datetime(2026, 11, 30, 10, tzinfo=UTC)
 META = {"target": "reviews", "attributes": ["脚感柔软", "日常训练"], "seconds": 45}

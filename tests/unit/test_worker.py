@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from gumem.worker import Supervisor, WorkerStatus, lower_priority
+from service.worker import Supervisor, WorkerStatus, lower_priority
 
 SECRET = "zq-secret-in-an-error-message"
 

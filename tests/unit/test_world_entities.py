@@ -11,7 +11,7 @@ from extract.types import FactDraft
 from graph.entities import match_form, query_form, subject_key, subject_row, world_entity_id
 from graph.fact_writes import NewFact, _fact_row
 from graph.recall import Candidates, FactCandidate, decode
-from gumem.recall import RRF_K, Weights, assemble, plan, rank_evidence
+from service.recall import RRF_K, Weights, assemble, plan, rank_evidence
 from tests.unit.test_recall import fact
 from tests.unit.test_recall_read import STAMP, fact_row, row
 

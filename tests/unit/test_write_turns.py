@@ -10,7 +10,7 @@ import pytest
 from core.settings import Settings
 from graph import ingest
 from graph.ingest import IngestResult
-from gumem.service import Memory
+from service.memory import Memory
 
 
 def _item(i: int) -> dict[str, Any]:

@@ -292,7 +292,7 @@ def test_a_supposition_is_no_fact(en_nlp: Language, zh_nlp: Language) -> None:
 def test_the_pipeline_carries_the_change_into_the_replaced_fact() -> None:
     from extract.types import FactDraft
     from graph.fact_writes import NewFact
-    from gumem.drafts import carried
+    from service.drafts import carried
 
     def draft(content: str, lang: Lang = "zh") -> FactDraft:
         return FactDraft(

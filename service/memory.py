@@ -1,18 +1,20 @@
-"""The in-process Python API: what the GraphQL resolvers and the CLI call."""
+"""`Memory`, the in-process Python API: what the GraphQL resolvers, the MCP tools and the CLI
+call. Its methods validate what they are given and hand on: reads and writes to graph/,
+processing to the pipeline, ranking and the context to service/ranking.py and
+service/recall.py, governance to service/governance.py, addMessages' wait to
+service/waiting.py."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from core.errors import InputError, NotFoundError, StorageUnavailable
+from core.errors import InputError, StorageUnavailable
 from core.inputs import (
     MAX_QUERY_CHARS,
     parse_as_of,
@@ -25,48 +27,32 @@ from core.inputs import (
 from core.metrics import RECALL_SECONDS, timed
 from core.records import Provenance, QueueDepth
 from core.settings import Settings
-from extract.consolidation.decay import MEMORY_STATUSES, effective_weight, next_status
 from extract.text.lang import detect_lang
 from extract.text.time_window import parse_time_cue
-from graph import admin_reads, failures, governance, ingest, pending, reads, schema
+from graph import admin_reads, failures, ingest, pending, reads, schema
 from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
-from graph.records import StatusChange
-from gumem.foreground import Meter
-from gumem.pipeline import Pipeline
-from gumem.recall import Recall, Weights, assemble, own_candidates, past_window, plan
-from gumem.records import (
+from service import governance
+from service.context import Recall
+from service.foreground import Meter
+from service.pipeline import Pipeline
+from service.ranking import Weights, own_candidates, past_window, plan
+from service.recall import assemble
+from service.records import (
+    AddResult,
     FactVersions,
-    MessageStatus,
+    Processing,
     StoredEntity,
     StoredFact,
     StoredMessage,
     StoredSummary,
     StoredTopic,
 )
+from service.waiting import wait_bound, wait_processed
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-# addMessages(wait: true) polls the batch's status this often at first, then backs off
-WAIT_FIRST_POLL_S = 0.05
-WAIT_MAX_POLL_S = 0.5
-
-
-@dataclass(frozen=True)
-class AddResult:
-    accepted: list[str]
-    duplicates: list[str]
-    processed: int
-    timed_out: bool = False  # waited, and some of the batch was still pending at the end
-
-
-@dataclass(frozen=True)
-class Processing:
-    """Where one asked Message id stands: its status record, or None (not found)."""
-
-    message_id: str
-    found: MessageStatus | None
 
 
 class Memory:
@@ -105,7 +91,7 @@ class Memory:
         is pending any more, whoever processes them, or after `wait_s` (default and most:
         GUMEM_MAX_WAIT_S), saying whether it timed out. In sync mode `wait` changes nothing."""
         tenant = parse_tenant(tenant)
-        bound = self._wait_bound(wait_s)
+        bound = wait_bound(self.settings, wait_s)
         started = time.monotonic()
 
         def prepare() -> tuple[Any, list[str]]:  # up to max_batch × max_content_chars
@@ -125,41 +111,8 @@ class Memory:
         timed_out = False
         if wait and self.settings.process_mode == "async":
             ids = list(dict.fromkeys([*stored.accepted, *stored.duplicates]))
-            timed_out = not await self._wait_processed(tenant, ids, bound)
+            timed_out = not await wait_processed(self.db, tenant, ids, bound)
         return AddResult(stored.accepted, stored.duplicates, processed, timed_out)
-
-    def _wait_bound(self, wait_s: float | None) -> float:
-        """addMessages' `waitSeconds`: more than 0, at most GUMEM_MAX_WAIT_S (its default)."""
-        top = self.settings.max_wait_s
-        if wait_s is None:
-            return top
-        if not math.isfinite(wait_s) or not 0 < wait_s <= top:
-            raise InputError(
-                "waitSeconds", f"must be more than 0 and at most {top:g} (GUMEM_MAX_WAIT_S)"
-            )
-        return wait_s
-
-    async def _wait_processed(self, tenant: str, ids: list[str], bound_s: float) -> bool:
-        """Poll the status of `ids`, backing off from WAIT_FIRST_POLL_S to WAIT_MAX_POLL_S,
-        until none is pending (True) or `bound_s` has passed (False). The batch is durable
-        already: a storage outage ends the wait (False) rather than failing the call."""
-        deadline = time.monotonic() + bound_s
-        delay = WAIT_FIRST_POLL_S
-        left = ids
-        while left:
-            try:
-                found = await reads.message_status(self.db, tenant, left)
-            except StorageUnavailable:
-                log.warning("wait for processing ended: storage unavailable")
-                return False
-            # an id gone meanwhile (deleted) is no longer pending either
-            left = [i for i in left if (m := found.get(i)) is not None and m.status == "pending"]
-            remaining = deadline - time.monotonic()
-            if not left or remaining <= 0:
-                break
-            await asyncio.sleep(min(delay, remaining))
-            delay = min(delay * 2, WAIT_MAX_POLL_S)
-        return not left
 
     async def _process(
         self, pipeline: Pipeline, tenant: str, users: list[str], budget_s: float
@@ -419,34 +372,11 @@ class Memory:
         )
 
     async def set_memory_status(self, tenant: str, summary_id: str, status: str) -> None:
-        if status not in MEMORY_STATUSES:
-            raise InputError("status", f"must be one of {', '.join(MEMORY_STATUSES)}")
-        if not await governance.set_memory_status(self.db, tenant, summary_id, status):
-            raise NotFoundError(f"no summary {summary_id!r}")
+        await governance.set_memory_status(self.db, tenant, summary_id, status)
 
     async def boost_summary(self, tenant: str, summary_id: str, boost: float) -> None:
-        if not 0.0 <= boost <= 10.0:
-            raise InputError("boost", "must be between 0 and 10")
-        if not await governance.boost_summary(self.db, tenant, summary_id, boost):
-            raise NotFoundError(f"no summary {summary_id!r}")
+        await governance.boost_summary(self.db, tenant, summary_id, boost)
 
     async def run_maintenance(self, tenant: str, now: datetime | None = None) -> dict[str, int]:
         """Decay: recompute each active Summary's weight and move its memory_status."""
-        now = parse_now(now)
-        changes = []
-        counts = {"examined": 0, "deprioritized": 0, "archived": 0}
-        for s in await governance.maintenance_candidates(self.db, tenant):
-            counts["examined"] += 1
-            weight = effective_weight(s.decay_factor, s.event_end, now, s.retrieval_boost)
-            status = next_status(
-                s.memory_status,
-                weight,
-                self.settings.deprioritize_below,
-                self.settings.archive_below,
-            )
-            if status != s.memory_status:
-                counts[status] += 1
-            changes.append(StatusChange(s.summary_id, status, weight))
-        if changes:
-            await governance.apply_maintenance(self.db, tenant, changes)
-        return counts
+        return await governance.run_maintenance(self.db, self.settings, tenant, now)

@@ -1,12 +1,17 @@
-"""The JSON the MCP server shows of stored records: its resources keep the stored
-properties' names (`message_id`, `metadata_json` ...), as they always have."""
+"""The JSON the MCP server answers with: its resources show stored records with the stored
+properties' names (`message_id`, `metadata_json` ...), as they always have; its tools'
+answers (a recall, a deletion's impact) use GraphQL's names (`formattedContext` ...)."""
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
+from typing import Any
 
 from core.records import Provenance
-from gumem.records import StoredFact, StoredMessage, StoredSummary, StoredTopic
+from service import erasure
+from service.recall import Item, Recall
+from service.records import StoredFact, StoredMessage, StoredSummary, StoredTopic
 
 
 def _encoded(value: dict[str, object]) -> str:
@@ -110,4 +115,65 @@ def trace_json(t: Provenance) -> dict[str, object]:
         "edges": [{"source": e.source, "type": e.type, "target": e.target} for e in t.edges],
         "cypher": t.cypher,
         "truncated": t.truncated,
+    }
+
+
+def plain(value: Any) -> Any:
+    """JSON-ready: datetimes as ISO strings."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=iso))
+
+
+def iso(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def item_json(it: Item, part: str) -> dict[str, Any]:
+    return {
+        "id": it.id,
+        "kind": it.kind,
+        "part": part,
+        "content": it.content,
+        "score": round(it.score, 4),
+        "reason": it.reason,
+        "topic": it.topic,
+        "confidence": it.confidence,
+        "timestamp": it.timestamp.isoformat() if it.timestamp else None,
+        "author": it.author,
+        "superseded": it.superseded,
+        "sourceFactIds": it.source_fact_ids,
+        "sourceMessageIds": it.source_message_ids,
+    }
+
+
+def impact_json(i: erasure.Impact) -> dict[str, Any]:
+    p = i.plan
+    return {
+        "messageId": p.message_id,
+        "removedFacts": p.removed_facts,
+        "keptFacts": p.kept_facts,
+        "restoredFacts": p.restored_facts,
+        "rebuiltSummaries": i.rebuilt_summaries,
+        "retiredSummaries": i.retired_summaries,
+        "purgedVersions": i.purged_versions,
+        "newSummaries": [s.draft.content for s in i.rebuilt],
+        "orphanEntities": p.orphan_entities,
+        "orphanTopics": i.orphan_topics,
+    }
+
+
+def recall_json(r: Recall) -> dict[str, Any]:
+    items = [
+        *(item_json(i, "short_term") for i in r.short_term),
+        *(item_json(i, "mid_term") for i in r.mid_term),
+        *(item_json(i, "long_term") for i in r.long_term),
+    ]
+    return {
+        "query": r.query,
+        "formattedContext": r.formatted,
+        "ids": [i["id"] for i in items],
+        "items": items,
+        "timeWindowStart": r.window.start.isoformat() if r.window else None,
+        "timeWindowEnd": r.window.end.isoformat() if r.window else None,
     }

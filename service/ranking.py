@@ -1,4 +1,6 @@
-"""Query Memory: rank what graph/ found, the best Summary first, then build the context.
+"""Recall's ranking: what graph/ found, in the query's time window, on one scale, and the
+plan of what recall shows (`plan`), before the Facts are fetched and the context is
+assembled (service/recall.py).
 
 Ranking is weighted reciprocal-rank fusion: each candidate list gives a node
 ``weight / (RRF_K + rank)``. Facts and Messages share one dense list (cosine to the query)
@@ -17,33 +19,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import lru_cache
 
 from extract.consolidation.decay import rank_factor
-from extract.packs import Pack
-from extract.packs import current as current_pack
-from extract.text import rx
-from extract.text.lang import detect_lang
 from extract.text.time_window import Window
-from graph.recall import (
-    Candidates,
-    MessageCandidate,
-    SummaryCandidate,
-)
-from graph.records import StoredFact
-from gumem.context import (
-    Item,
-    Recall,
-    author,
-    dated,
-    format_context,
-    inline,
-    named_author,
-)
+from graph.recall import Candidates, MessageCandidate, SummaryCandidate
+from service.others import rejected_scales
 
-__all__ = ["Item", "Recall", "Weights", "assemble", "dated", "format_context", "inline", "plan"]
-
-LONG_TERM_KINDS = ("identity", "preference")
 RRF_K = 20
 MAX_SUMMARIES = 3
 # The evidence floor: a user's turn that gave no Fact because extraction judged it no memory
@@ -53,10 +34,6 @@ REJECTED_WEIGHT = 0.8
 # A statement about someone else that gave no Fact (their taste, an anecdote) is their
 # matter: ranked well below the user's own memory unless the query names them.
 OTHERS_WEIGHT = 0.3
-# A rejected turn is shown only when its own weighted match reaches this share of the best
-# own match (before a Fact and its turn add up): the floor lifts what matches the query, it
-# does not pad a small memory's context.
-FLOOR_SHOW = 0.5
 
 
 @dataclass(frozen=True)
@@ -231,7 +208,7 @@ def rank_evidence(
             kind_of[i] = kind
     dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
     lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
-    scale, named_turns = _rejected_scales([*c.messages, *c.message_hits], query, weights)
+    scale, named_turns = rejected_scales([*c.messages, *c.message_hits], query, weights)
     # by cosine (the dense list's score), as the entity's Facts are
     about_turns = {m.message_id: m.score for m in c.messages if m.message_id in named_turns}
     fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights, about_turns)
@@ -336,247 +313,3 @@ def _windowed(
     top = rest[0].score
     scale = floor * FILL_BELOW / top if floor is not None and top > 0 else 1.0
     return inside + [replace(r, score=r.score * scale, outside=True) for r in rest]
-
-
-_SOMEONE_ELSE = rx.compile(
-    r"^about someone else \((?:我的|我|my |our |我们的|我们)?(?P<who>[^)]+)\)"
-)
-
-
-def _rejected_scales(
-    msgs: Iterable[MessageCandidate], query: str, weights: Weights
-) -> tuple[dict[str, float], set[str]]:
-    """The weight of each turn extraction found no memory in: `weights.rejected`, or for a
-    statement about someone else (another person's taste, an anecdote) in full when the
-    query names that person, `weights.rejected` when it asks about someone ("那个…的人",
-    "who", "my colleagues"), else `weights.others`: a query about the user's own matters
-    is not answered with someone else's taste. Also the turns about a person the query
-    names. The query is read once."""
-    low = query.lower()
-    words = frozenset(_WORDS.findall(low))
-    asked: bool | None = None
-    out: dict[str, float] = {}
-    named: set[str] = set()
-    for m in msgs:
-        if not m.rejected or m.message_id in out:
-            continue
-        found = _SOMEONE_ELSE.match(m.rejected_reason or "")
-        if found is None:
-            out[m.message_id] = weights.rejected
-        elif _names(found.group("who"), low, words):
-            out[m.message_id] = 1.0
-            named.add(m.message_id)
-        else:
-            if asked is None:
-                asked = asks_about_others(query)
-            out[m.message_id] = weights.rejected if asked else weights.others
-    return out, named
-
-
-# closed-class words that point at a person other than the user
-_OTHERS_ZH = ("人", "谁", "他", "她", "它")
-_OTHERS_EN = frozenset(
-    {"who", "whom", "whose", "he", "she", "him", "her", "his", "hers", "they", "them",
-     "their", "someone", "somebody", "anyone", "anybody", "people", "person"}
-)  # fmt: skip
-
-
-def asks_about_others(query: str) -> bool:
-    """Whether a query asks about someone other than the user: a person word (the pack's
-    `people`, `household`) or a third-person pronoun, "人", "who"."""
-    low = query.lower()
-    words = set(_WORDS.findall(low))
-    if any(ch in low for ch in _OTHERS_ZH) or words & _OTHERS_EN:
-        return True
-    zh, en = _people_words(current_pack())
-    return any(w in low for w in zh) or bool(words & en)
-
-
-@lru_cache(maxsize=8)
-def _people_words(pack: Pack) -> tuple[tuple[str, ...], frozenset[str]]:
-    zh = (*pack.people.get("zh", ()), *pack.household.get("zh", ()))
-    en = frozenset(w.lower() for w in (*pack.people.get("en", ()), *pack.household.get("en", ())))
-    return zh, en
-
-
-def _names(who: str, low: str, words: frozenset[str]) -> bool:
-    """Whether a query (lower-cased, and its words) names a person the way a rejection did
-    ("sister Anna", "同事老王"): one of its Latin words of three letters or more, or two
-    adjacent CJK characters."""
-    latin = [w for w in who.lower().split() if len(w) >= 3 and w.isascii()]
-    han = "".join(ch for ch in who if ch > "\u3000")
-    pairs = [han[i : i + 2] for i in range(len(han) - 1)]
-    return any(w in words for w in latin) or any(p in low for p in pairs)
-
-
-def assemble(
-    p: Plan,
-    c: Candidates,
-    facts: dict[str, StoredFact],
-    query: str,
-    weights: Weights,
-    user_id: str = "",
-) -> Recall:
-    """Build the context from a plan (pure; graph/ fetched `facts`, those of p.fact_ids(),
-    and the candidates' `corrected`: the Messages whose Facts were superseded, with their
-    replacements).
-
-    The best Summary leads (recall enters through Topic → Summary); the other shown
-    Summaries, Facts and Messages follow by fused score. A Message already cited by a
-    chosen Fact is not repeated; a Message with a superseded value says so on its line, and
-    each line of the recent conversation names its author (`user_id` tells the user's own
-    turns from another speaker's)."""
-    corrected = c.corrected
-    lang = detect_lang(query)
-    best = max((r.own for r in p.evidence), default=0.0)
-    rejected = {m.message_id for m in [*c.messages, *c.message_hits] if m.rejected}
-    # the evidence that bears on the query: what could be shown within the limit
-    score_of = {r.id: r.score for r in p.evidence[: p.limit]}
-    backs = {f: s.summary_id for _r, s in p.summaries for f in s.source_facts}
-    messages = {m.message_id: m for m in [*c.messages, *c.message_hits]}
-    mid: list[Item] = []
-    cited: set[str] = set()
-    lead, rest = p.summaries[:1], p.summaries[1:]
-    queue: list[tuple[Ranked, SummaryCandidate | None]] = [*lead]
-    queue += sorted([*rest, *((r, None) for r in p.evidence)], key=lambda t: -t[0].score)
-    for r, s in queue:
-        if len(mid) >= p.limit:
-            break
-        if s is not None:
-            mid.append(_summary_item(s, r, p.window, score_of))
-        elif r.kind == "fact" and r.id in facts:
-            f = facts[r.id]
-            sources = [m.message_id for m in f.sources]
-            why = f"close to the query ({r.why()})"
-            if r.about:
-                why = f"about {r.about} named in the query; {why}"
-            if r.id in backs:
-                why = f"supports summary {backs[r.id]}; {why}"
-            mid.append(
-                Item(
-                    r.id,
-                    "fact",
-                    f.content,
-                    round(r.score, 4),
-                    why,
-                    topic=f.topic,
-                    confidence=f.confidence,
-                    timestamp=f.time_end,
-                    period=_period(f.time_start, f.time_end),
-                    source_message_ids=sources,
-                )
-            )
-            cited.update(sources)
-        elif r.kind == "message" and r.id in rejected and r.own < FLOOR_SHOW * best:
-            continue
-        elif r.kind == "message" and (r.id not in cited or _says_more(r.id, messages, facts)):
-            m = messages[r.id]
-            cited.add(r.id)
-            mid.append(
-                Item(
-                    r.id,
-                    "message",
-                    m.content,
-                    round(r.score, 4),
-                    _message_why(m, r),
-                    timestamp=m.timestamp,
-                    period=(m.timestamp, m.timestamp),
-                    source_message_ids=[r.id],
-                    replaced_by=list(corrected.get(r.id, ())),
-                    superseded=r.id in corrected,
-                    author=named_author(m),
-                )
-            )
-    shown = {it.id for it in mid}
-    long_term = [
-        Item(
-            s.summary_id,
-            "summary",
-            s.content,
-            round(r.score, 4),
-            f"lasting {s.kind} memory",
-            topic=s.topic,
-            confidence=s.confidence,
-            timestamp=s.event_end,
-            source_fact_ids=list(s.source_facts),
-        )
-        for r, s in rank_summaries(c, None, weights)
-        if s.kind in LONG_TERM_KINDS and s.summary_id not in shown
-    ][:3]
-    short = [
-        Item(
-            m.message_id,
-            "message",
-            m.content,
-            1.0,
-            "recent in this session",
-            timestamp=m.timestamp,
-            source_message_ids=[m.message_id],
-            replaced_by=list(corrected.get(m.message_id, ())),
-            superseded=m.message_id in corrected,
-            author=author(m, user_id, lang),
-        )
-        for m in reversed(c.recent)
-    ]
-    formatted = format_context(query, short, mid, long_term, lang)
-    return Recall(query, short, mid, long_term, formatted, p.window)
-
-
-SAYS_MORE = 1.0  # a cited turn is shown too when over this share of its words is not in its Fact
-
-
-def _words(text: str) -> set[str]:
-    """Content-bearing words of a text: Latin-script words of three letters or more, numbers,
-    and each CJK character (lower-cased)."""
-    return {w for w in _WORDS.findall(text.lower()) if len(w) >= 3 or w.isdigit() or w > "\u3000"}
-
-
-def _says_more(
-    mid: str, messages: dict[str, MessageCandidate], facts: dict[str, StoredFact]
-) -> bool:
-    """Whether a turn a shown Fact cites says more than what was extracted from it: the Facts
-    that cite it keep at most half of its words, so its own words are shown too."""
-    if SAYS_MORE >= 1.0:
-        return False
-    said = _words(messages[mid].content)
-    kept: set[str] = set()
-    for f in facts.values():
-        if any(m.message_id == mid for m in f.sources):
-            kept |= _words(f.content)
-    return bool(said) and len(said - kept) > SAYS_MORE * len(said)
-
-
-def _message_why(m: MessageCandidate, r: Ranked) -> str:
-    why = f"message close to the query ({r.why()})"
-    if m.rejected:
-        why += f"; said, not extracted: {m.rejected_reason or 'no memory found in it'}"
-    return why
-
-
-def _period(start: datetime | None, end: datetime | None) -> tuple[datetime, datetime] | None:
-    return (start, end) if start is not None and end is not None else None
-
-
-def _summary_item(
-    s: SummaryCandidate, r: Ranked, w: Window | None, score_of: dict[str, float]
-) -> Item:
-    why = f"topic '{s.topic}' matches the query ({r.why()})"
-    if w is not None:
-        why += f"; within '{w.cue}'"
-    # its evidence, the facts closest to the query first (stable: stored order otherwise)
-    ordered = sorted(s.source_facts, key=lambda f: -score_of.get(f, 0.0))
-    return Item(
-        s.summary_id,
-        "summary",
-        s.content,
-        round(r.score, 4),
-        why,
-        topic=s.topic,
-        confidence=s.confidence,
-        timestamp=s.event_end,
-        source_fact_ids=ordered,
-        relevant_fact_ids=[f for f in ordered if f in score_of],
-    )
-
-
-_WORDS = rx.compile(r"[\u3400-\u9fff]|\w+")

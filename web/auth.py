@@ -8,7 +8,7 @@ from collections.abc import Collection
 from starlette.datastructures import QueryParams
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from api.edge import send_error
+from web.edge import send_error
 
 GRAPHQL_PATH = "/graphql"
 

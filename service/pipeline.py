@@ -1,10 +1,12 @@
-"""Memory formation: pending Messages → Facts → Topics → Summaries, per user."""
+"""Memory formation: pending Messages → Facts → Topics → Summaries, per user, each user's
+run under its processing lease (service/leases.py) and fenced by deletions. A batch is
+extracted here (service/extractor.py), made ready to write in service/batch.py, written
+through graph/, then consolidated by the Consolidation the pipeline holds."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import time
 import traceback
@@ -12,37 +14,22 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from core.errors import StorageUnavailable
+from core.errors import Fenced, LeaseLost, StorageUnavailable
 from core.metrics import EXTRACTION_SECONDS, FAILED, PROCESSED
 from core.settings import Settings
-from extract.chat.slots import resolve_slot
-from extract.corrections.conflicts import (
-    Claim,
-    Known,
-    candidate,
-    changed_facts,
-    conflicts,
-    cosine,
-    restorations,
-)
-from extract.types import (
-    Extraction,
-    FactDraft,
-    MessageRecord,
-    Rejection,
-    authored,
-)
+from extract.types import Extraction, FactDraft, MessageRecord, Rejection
 from graph import fact_writes, failures, fencing
 from graph.db import Database
 from graph.pending import consolidation_due, event_window, pending_messages, pending_users
 from graph.topic_summary_writes import mark_consolidated
-from gumem.consolidation import Consolidation
-from gumem.drafts import carried, group_drafts, merge_drafts, rejected_messages, reworded
-from gumem.extractor import Extractor, Failure, Task, log_failure
-from gumem.foreground import Pacer
-from gumem.leases import Leases, process_name
-from gumem.models import Models
-from gumem.worker import WorkerStatus
+from service.batch import Extracted, embed, find_conflicts, resolve_slots
+from service.consolidation import Consolidation
+from service.drafts import group_drafts, merge_drafts, rejected_messages
+from service.extractor import Extractor, Failure, Task, log_failure
+from service.foreground import Pacer
+from service.leases import Leases, process_name
+from service.models import Models
+from service.worker import WorkerStatus
 
 log = logging.getLogger(__name__)
 
@@ -58,19 +45,10 @@ class Report:
     failed: int = 0
 
 
-@dataclass(frozen=True)
-class Extracted:
-    """What extraction gave for a batch: the facts, and the Messages that failed (why)."""
-
-    extraction: Extraction
-    failed: dict[str, str]  # message id → reason (a kind, never content)
-
-
 FENCE_RETRIES = 3  # runs a deletion fenced in a row before the worker is left to it
-COSINE_MARGIN = 1e-3  # conflict candidates' embeddings are sent from this much below
 
 
-class Pipeline(Consolidation):
+class Pipeline:
     def __init__(
         self,
         db: Database,
@@ -88,6 +66,7 @@ class Pipeline(Consolidation):
         self.owner = process_name()
         self._leases = Leases(db, self.owner, settings.lease_ttl_s)  # the ones it holds
         self.pacer = Pacer(db, settings)  # the worker yields while agents wait on recalls
+        self.consolidation = Consolidation(db, settings, self.models, self._token)
 
     @property
     def dim(self) -> int:
@@ -106,7 +85,7 @@ class Pipeline(Consolidation):
         """Process every user with Messages due (crash recovery, retries, async mode) that
         no other worker holds, `worker_users` of them side by side; a set `stop` ends the
         pass after the users in hand. While an API is busy serving recalls, one user at a
-        time and only its share of the time (gumem/foreground)."""
+        time and only its share of the time (service/foreground.py)."""
         users = await pending_users(self.db, limit, owner=self.owner)
         self.status.pending_users = len(users)
         queue = iter(users)
@@ -132,7 +111,7 @@ class Pipeline(Consolidation):
 
     async def run_worker(self, stop: asyncio.Event, interval_s: float = 1.0) -> None:
         """Drain pending Messages until `stop` is set; storage outages only pause it.
-        Any other error ends this call: the supervisor (gumem.worker) restarts it."""
+        Any other error ends this call: the supervisor (service.worker) restarts it."""
         while not stop.is_set():
             try:
                 done = await self.process_pending(stop=stop)
@@ -160,10 +139,10 @@ class Pipeline(Consolidation):
             for _ in range(FENCE_RETRIES):
                 try:
                     return await self._process_user(tenant, user_id)
-                except fencing.LeaseLost:
+                except LeaseLost:
                     log.warning("processing lease taken by another worker: left to it")
                     return Report()
-                except fencing.Fenced:
+                except Fenced:
                     log.info("processing fenced by a deletion: starting over")
             return Report()  # still pending: the worker takes it up
 
@@ -172,7 +151,7 @@ class Pipeline(Consolidation):
         token = await fencing.user_token(db or self.db, tenant, user_id)
         held = self._leases.held(tenant, user_id)
         if token is not None and held is not None and fencing.lease_of(token) != held:
-            raise fencing.LeaseLost("another worker holds this user's processing lease")
+            raise LeaseLost("another worker holds this user's processing lease")
         return token
 
     async def _process_user(self, tenant: str, user_id: str) -> Report:
@@ -184,7 +163,7 @@ class Pipeline(Consolidation):
             return await self._finish_consolidation(tenant, user_id)
         try:
             return await self._process(tenant, user_id, pending, token, window)
-        except (StorageUnavailable, fencing.Fenced):
+        except (StorageUnavailable, Fenced):
             raise  # pending Messages or the user's consolidation mark bring it back
         except Exception as exc:
             _log_error("processing failed", exc)
@@ -213,7 +192,7 @@ class Pipeline(Consolidation):
                 r = await self._process(
                     tenant, user_id, group, token, window if group is events else []
                 )
-            except (StorageUnavailable, fencing.Fenced):
+            except (StorageUnavailable, Fenced):
                 raise
             except Exception as again:
                 _log_error("processing failed", again)
@@ -253,8 +232,10 @@ class Pipeline(Consolidation):
             return Report()
         report = Report()
         try:
-            report.summaries, report.retired = await self._consolidate(tenant, user_id, marked=True)
-        except (StorageUnavailable, fencing.Fenced):
+            report.summaries, report.retired = await self.consolidation.run(
+                tenant, user_id, marked=True
+            )
+        except (StorageUnavailable, Fenced):
             raise
         except Exception as exc:
             # the user's next Messages consolidate again; retrying here would loop
@@ -279,20 +260,22 @@ class Pipeline(Consolidation):
         EXTRACTION_SECONDS.observe(t1 - t0)
         report.rejections = list(extraction.rejections)
         async with self.db.reads() as db:
-            facts = await self._resolve_slots(db, tenant, user_id, list(extraction.facts))
+            facts = await resolve_slots(db, tenant, user_id, list(extraction.facts))
             groups = group_drafts(tenant, user_id, facts)
             drafts = {fid: merge_drafts(parts) for fid, parts in groups.items()}
             known = await fact_writes.existing_fact_ids(db, tenant, list(drafts))
         done = [m for m in pending if m.message_id not in failed]
         chat = [m for m in done if m.event_type == "message"]
         msg_vec, emb = await asyncio.to_thread(
-            self._embed, chat, {f: d for f, d in drafts.items() if f not in known}
+            embed, self.models, chat, {f: d for f, d in drafts.items() if f not in known}
         )
         new = [fact_writes.NewFact(fid, d, emb.get(fid), groups[fid]) for fid, d in drafts.items()]
         processed = {m.message_id: msg_vec.get(m.message_id) for m in done}
         stamps = {m.message_id: m.timestamp for m in done}
         replaces, new = (
-            await self._conflicts(tenant, user_id, new, stamps) if processed else ({}, new)
+            await find_conflicts(self.db, self.settings, self.models, tenant, user_id, new, stamps)
+            if processed
+            else ({}, new)
         )
         t2 = time.perf_counter()
         superseded = (
@@ -338,23 +321,6 @@ class Pipeline(Consolidation):
         )
         return report
 
-    async def _resolve_slots(
-        self, db: Database, tenant: str, user_id: str, drafts: list[FactDraft]
-    ) -> list[FactDraft]:
-        """Bare attribute slots named after the user's known qualified ones (resolve_slot)."""
-        heads = sorted({d.slot for d in drafts if d.slot and ":" not in d.slot})
-        if not heads:
-            return drafts
-        known = await fact_writes.active_slots(db, tenant, user_id, heads)
-        known += [d.slot for d in drafts if d.slot and ":" in d.slot]
-        out = []
-        for d in drafts:
-            slot = resolve_slot(d.slot, known) if d.slot else None
-            if slot != d.slot:
-                d = dataclasses.replace(d, slot=slot, key=f"{d.kind}:{slot}")
-            out.append(d)
-        return out
-
     async def _consolidate_after_write(
         self, tenant: str, user_id: str, marked: bool, token: str | None
     ) -> tuple[int, int]:
@@ -363,113 +329,15 @@ class Pipeline(Consolidation):
         tries once more and then drops it."""
         try:
             try:
-                return await self._consolidate(tenant, user_id, marked=marked, token=token)
-            except (
-                fencing.Fenced
-            ):  # a deletion since the facts were written: consolidate what is left
-                return await self._consolidate(tenant, user_id, marked=True)
-        except (StorageUnavailable, fencing.Fenced):
+                return await self.consolidation.run(tenant, user_id, marked=marked, token=token)
+            # a deletion since the facts were written: consolidate what is left
+            except Fenced:
+                return await self.consolidation.run(tenant, user_id, marked=True)
+        except (StorageUnavailable, Fenced):
             raise
         except Exception as exc:
             _log_error("consolidation failed", exc)
             return 0, 0
-
-    async def _conflicts(
-        self, tenant: str, user_id: str, new: list[fact_writes.NewFact], stamps: dict[str, datetime]
-    ) -> tuple[dict[str, str], list[fact_writes.NewFact]]:
-        """Implicit conflicts (extract/corrections/conflicts.py): new fact id → the older Fact it
-        replaces, among the user's stored active Facts and this batch's earlier ones; and
-        the new Facts, a Chinese change that keeps the rest ("…，日期不变") carried into the
-        content of the Fact it replaces (extract/chat/zh_grammar.carry_over)."""
-        claims = [
-            Claim(
-                n.fact_id,
-                n.draft.content,
-                n.draft.kind,
-                n.draft.polarity,
-                n.draft.slot,
-                min(
-                    (stamps[i] for i in n.draft.source_message_ids if i in stamps),
-                    default=n.draft.time_start,
-                ),
-                n.embedding,
-                n.draft.source_message_ids,
-                n.draft.cue,
-                bool(n.draft.retracts),
-                tuple((e.name, e.type) for e in n.draft.entities),
-            )
-            for n in new
-        ]
-        vectors = [list(c.embedding) for c in claims if candidate(c) and c.embedding is not None]
-        if not vectors:
-            return {}, new
-        stored = await fact_writes.conflict_candidates(
-            self.db,
-            tenant,
-            user_id,
-            self.settings.conflict_candidates,
-            vectors,
-            # a margin for the database's float arithmetic: conflicts() compares exactly
-            min_cosine=self.settings.conflict_similarity - COSINE_MARGIN,
-        )
-        batch = [
-            Known(
-                c.fact_id,
-                c.content,
-                c.kind,
-                c.polarity,
-                c.slot,
-                c.valid_from,
-                c.embedding,
-                c.sources,
-                c.entities,
-            )
-            for c in claims
-        ]
-        seen = {c.fact_id for c in claims}
-        known = batch + [k for k in stored if k.fact_id not in seen]
-
-        def value_similarity(text: str, others: list[str]) -> list[float]:
-            vecs = self.models.embedder.embed_passages([text, *others])
-            return [cosine(vecs[0], v) for v in vecs[1:]]
-
-        replaces = await asyncio.to_thread(
-            conflicts, claims, known, self.settings.conflict_similarity, value_similarity
-        )
-        changed = changed_facts(claims, known, replaces)
-        new = carried(new, changed, {k.fact_id: k.content for k in known})
-        # "back to A": the new Fact is worded as A was (it still cites its own Message)
-        return replaces, reworded(new, restorations(claims, known, replaces))
-
-    def _embed(
-        self, chat: list[MessageRecord], fresh: dict[str, FactDraft]
-    ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
-        """Embed chat turns once; a fact that is its message's only fact reuses its vector."""
-        msg_vec = dict(
-            zip(
-                [m.message_id for m in chat],
-                self.models.embedder.embed_passages(
-                    [authored(m.content, m.metadata) for m in chat]
-                ),
-                strict=True,
-            )
-        )
-        per_source: dict[str, int] = defaultdict(int)
-        for d in fresh.values():
-            for mid in d.source_message_ids:
-                per_source[mid] += 1
-        emb: dict[str, list[float]] = {}
-        todo: list[str] = []
-        for fid, d in fresh.items():
-            src = d.source_message_ids
-            if len(src) == 1 and src[0] in msg_vec and per_source[src[0]] == 1:
-                emb[fid] = msg_vec[src[0]]
-            else:
-                todo.append(fid)
-        if todo:
-            vecs = self.models.embedder.embed_passages([fresh[f].content for f in todo])
-            emb.update(zip(todo, vecs, strict=True))
-        return msg_vec, emb
 
     async def _event_window(
         self, db: Database, tenant: str, user_id: str, pending: list[MessageRecord]
@@ -515,7 +383,7 @@ class Pipeline(Consolidation):
             self._locks[(tenant, user_id)],
             self._leases.hold(tenant, user_id, self.settings.lease_ttl_s) as held,
         ):
-            return await self._consolidate(tenant, user_id) if held else (0, 0)
+            return await self.consolidation.run(tenant, user_id) if held else (0, 0)
 
 
 def _log_error(what: str, exc: BaseException) -> None:

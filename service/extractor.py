@@ -25,11 +25,11 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Literal
 
-from core.errors import StorageUnavailable
+from core.errors import ExtractorUnavailable
 from core.settings import Settings
 from extract.types import Extraction, FactDraft, MessageRecord, Rejection
-from gumem.models import Models
-from gumem.worker import lower_priority
+from service.models import Models
+from service.worker import lower_priority
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +50,6 @@ class Failure:
 
 Outcome = Extraction | Failure
 ExtractFn = Callable[[Task, Models], Extraction]
-
-
-class ExtractorUnavailable(StorageUnavailable):
-    """No extraction process could start: work stays queued, as in a storage outage."""
 
 
 PARSED_TEXTS = 8192  # event texts whose docs an extraction process keeps

@@ -9,12 +9,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from core.errors import InputError
+from core.errors import ConflictError, InputError
 from core.inputs import parse_ident, parse_tenant
 from core.records import AuditEntry
 from graph import deletion as gd
 from graph.topic_summary_writes import NewSummary
-from gumem.service import Memory
+from service.memory import Memory
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ async def impact(memory: Memory, tenant: str, message_id: str) -> Impact:
     active = [s for s in plan.summaries if s.validity == "active"]
     topics = sorted({s.topic for s in active})
     purged = [s.summary_id for s in plan.summaries]
-    rebuilt = await memory.pipeline.rebuild(
+    rebuilt = await memory.pipeline.consolidation.rebuild(
         tenant,
         plan.user_id,
         topics,
@@ -105,7 +105,7 @@ async def delete_message(
                 counts = await gd.delete_message(
                     memory.db, tenant, found.plan, found.rebuilt, found.orphan_topic_ids
                 )
-            except gd.ConflictError:
+            except ConflictError:
                 if attempt + 1 == CONFLICT_RETRIES:
                     raise
                 continue

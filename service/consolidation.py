@@ -1,11 +1,12 @@
 """Consolidation: a batch's dirty Facts filed under Topics and the Summaries of the Topics
-they touch re-planned (the pipeline's second half, gumem/pipeline.py)."""
+they touch re-planned (the pipeline's second half: service/pipeline.py holds one), and the
+Summaries a deletion leaves re-derived (service/erasure.py)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -26,22 +27,25 @@ from graph import filed_facts as gf
 from graph import topic_summary_writes as gts
 from graph.db import Database
 from graph.ids import stable_id
-from gumem.models import Models
+from service.models import Models
+
+# the user's fencing token as the run holds it (tenant, user id, the read scope to read it in)
+TokenOf = Callable[[str, str, Database | None], Awaitable[str | None]]
 
 
 class Consolidation:
-    """The consolidation steps of a Pipeline (which holds the database, the settings, the
-    models and the user's fencing token)."""
+    """The consolidation steps, over the database, the settings and the models. `token`
+    reads the user's fencing token for a run (the pipeline's: it checks the run still
+    holds the user's lease)."""
 
-    db: Database
-    settings: Settings
-    models: Models
-
-    async def _token(self, tenant: str, user_id: str, db: Database | None = None) -> str | None:
-        raise NotImplementedError
+    def __init__(self, db: Database, settings: Settings, models: Models, token: TokenOf) -> None:
+        self.db = db
+        self.settings = settings
+        self.models = models
+        self._token = token
 
     @timed(CONSOLIDATION_SECONDS)
-    async def _consolidate(
+    async def run(
         self, tenant: str, user_id: str, marked: bool = False, token: str | None = None
     ) -> tuple[int, int]:
         """File unfiled facts under Topics and rebuild the Summaries that changed.

@@ -12,11 +12,11 @@ from core.metrics import NEO4J_FAILURES
 from core.settings import Settings
 from graph.db import Database, make_driver
 from graph.schema import apply_schema, bind_models
-from gumem.foreground import Meter
-from gumem.leases import process_name
-from gumem.pipeline import Pipeline
-from gumem.service import Memory
-from gumem.worker import Supervisor
+from service.foreground import Meter
+from service.leases import process_name
+from service.memory import Memory
+from service.pipeline import Pipeline
+from service.worker import Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ class Runtime:
             self._worker = asyncio.create_task(supervisor.run(self._stop))
 
     def start_foreground(self) -> None:
-        """Publish this API's recall rate (gumem/foreground.py): while it serves agents,
+        """Publish this API's recall rate (service/foreground.py): while it serves agents,
         workers anywhere process only their share of the time."""
         memory = self.memory
         if memory.meter is None and self.settings.foreground_busy_rps > 0:

@@ -1,6 +1,6 @@
 """A batch's drafts as the Facts they become (ids, merged parts, Chinese changes carried
 into what they replace) and the Messages recall does not rank: pure functions of the
-pipeline (gumem/pipeline.py)."""
+pipeline (service/pipeline.py)."""
 
 from __future__ import annotations
 

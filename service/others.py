@@ -1,0 +1,92 @@
+"""Turns about someone else in recall: the weight a turn extraction found no memory in is
+ranked at (`rejected_scales`: in full when the query names the person it is about, lower
+when the query is about the user's own matters), and whether a query asks about someone
+other than the user (`asks_about_others`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from extract.packs import current as current_pack
+from extract.packs.pack import Pack
+from extract.text import rx
+from graph.recall import MessageCandidate
+
+if TYPE_CHECKING:
+    from service.ranking import Weights
+
+# the words of a text: each CJK character, each run of word characters
+WORDS = rx.compile(r"[\u3400-\u9fff]|\w+")
+
+
+_SOMEONE_ELSE = rx.compile(
+    r"^about someone else \((?:我的|我|my |our |我们的|我们)?(?P<who>[^)]+)\)"
+)
+
+
+def rejected_scales(
+    msgs: Iterable[MessageCandidate], query: str, weights: Weights
+) -> tuple[dict[str, float], set[str]]:
+    """The weight of each turn extraction found no memory in: `weights.rejected`, or for a
+    statement about someone else (another person's taste, an anecdote) in full when the
+    query names that person, `weights.rejected` when it asks about someone ("那个…的人",
+    "who", "my colleagues"), else `weights.others`: a query about the user's own matters
+    is not answered with someone else's taste. Also the turns about a person the query
+    names. The query is read once."""
+    low = query.lower()
+    words = frozenset(WORDS.findall(low))
+    asked: bool | None = None
+    out: dict[str, float] = {}
+    named: set[str] = set()
+    for m in msgs:
+        if not m.rejected or m.message_id in out:
+            continue
+        found = _SOMEONE_ELSE.match(m.rejected_reason or "")
+        if found is None:
+            out[m.message_id] = weights.rejected
+        elif _names(found.group("who"), low, words):
+            out[m.message_id] = 1.0
+            named.add(m.message_id)
+        else:
+            if asked is None:
+                asked = asks_about_others(query)
+            out[m.message_id] = weights.rejected if asked else weights.others
+    return out, named
+
+
+# closed-class words that point at a person other than the user
+_OTHERS_ZH = ("人", "谁", "他", "她", "它")
+_OTHERS_EN = frozenset(
+    {"who", "whom", "whose", "he", "she", "him", "her", "his", "hers", "they", "them",
+     "their", "someone", "somebody", "anyone", "anybody", "people", "person"}
+)  # fmt: skip
+
+
+def asks_about_others(query: str) -> bool:
+    """Whether a query asks about someone other than the user: a person word (the pack's
+    `people`, `household`) or a third-person pronoun, "人", "who"."""
+    low = query.lower()
+    words = set(WORDS.findall(low))
+    if any(ch in low for ch in _OTHERS_ZH) or words & _OTHERS_EN:
+        return True
+    zh, en = _people_words(current_pack())
+    return any(w in low for w in zh) or bool(words & en)
+
+
+@lru_cache(maxsize=8)
+def _people_words(pack: Pack) -> tuple[tuple[str, ...], frozenset[str]]:
+    zh = (*pack.people.get("zh", ()), *pack.household.get("zh", ()))
+    en = frozenset(w.lower() for w in (*pack.people.get("en", ()), *pack.household.get("en", ())))
+    return zh, en
+
+
+def _names(who: str, low: str, words: frozenset[str]) -> bool:
+    """Whether a query (lower-cased, and its words) names a person the way a rejection did
+    ("sister Anna", "同事老王"): one of its Latin words of three letters or more, or two
+    adjacent CJK characters."""
+    latin = [w for w in who.lower().split() if len(w) >= 3 and w.isascii()]
+    han = "".join(ch for ch in who if ch > "\u3000")
+    pairs = [han[i : i + 2] for i in range(len(han) - 1)]
+    return any(w in words for w in latin) or any(p in low for p in pairs)
