@@ -33,11 +33,13 @@ from graph import admin_reads, failures, ingest, pending, reads, schema
 from graph import recall as grecall
 from graph import trace as gtrace
 from graph.db import Database
+from graph.recall import Candidates
 from service import governance
 from service.context import Recall
 from service.foreground import Meter
 from service.pipeline import Pipeline
-from service.ranking import Weights, own_candidates, past_window, plan
+from service.questions import merged_candidates, merged_plan, questions
+from service.ranking import Plan, Weights, own_candidates, past_window, plan
 from service.recall import assemble
 from service.records import (
     AddResult,
@@ -264,23 +266,6 @@ class Memory:
             raise InputError("query", "recall needs the embedding model")
         if self.meter is not None:
             self.meter.note()
-        qvec = await self._cpu(self.pipeline.models.embed_query, query)
-        k = self.settings.recall_candidates
-        c = await grecall.candidates(
-            self.db,
-            tenant,
-            user_id,
-            query,
-            qvec,
-            now,
-            session_id,
-            fact_k=k,
-            message_k=k,
-            recent_k=self.settings.short_term_messages,
-            recent_since=min(now, as_of or now) - timedelta(hours=self.settings.short_term_hours),
-            as_of=as_of,
-        )
-        c = own_candidates(c, user_id)
         weights = Weights(
             lexical=self.settings.recall_lexical_weight,
             summary=self.settings.recall_summary_weight,
@@ -288,12 +273,40 @@ class Memory:
             session=self.settings.recall_session_weight,
         )
         n = limit or self.settings.recall_limit
-        window = past_window(parse_time_cue(query, now), now)
-        # ranking a few hundred candidates takes about a millisecond: done here, as a thread
-        # hop under load (waiting for the GIL and a core) costs more than it saves
-        p = plan(c, window, n, weights, query)
+        asked = [  # a query of several questions: each on its own
+            await self._question(tenant, user_id, text, now, session_id, as_of, n, weights)
+            for text in questions(query)
+        ]
+        c = merged_candidates([c for c, _p in asked])
+        p = merged_plan([p for _c, p in asked])
         facts = c.facts(p.fact_ids())  # read with the candidates: no second round trip
         return assemble(p, c, facts, query, weights, user_id=user_id)
+
+    async def _question(
+        self,
+        tenant: str,
+        user_id: str,
+        text: str,
+        now: datetime,
+        session_id: str | None,
+        as_of: datetime | None,
+        limit: int,
+        weights: Weights,
+    ) -> tuple[Candidates, Plan]:
+        """One question's candidates and what recall would show for it."""
+        assert self.pipeline is not None
+        qvec = await self._cpu(self.pipeline.models.embed_query, text)
+        k = self.settings.recall_candidates
+        since = min(now, as_of or now) - timedelta(hours=self.settings.short_term_hours)
+        c = await grecall.candidates(
+            self.db, tenant, user_id, text, qvec, now, session_id, fact_k=k, message_k=k,
+            recent_k=self.settings.short_term_messages, recent_since=since, as_of=as_of,
+        )  # fmt: skip
+        c = own_candidates(c, user_id)
+        window = past_window(parse_time_cue(text, now), now)
+        # ranking a few hundred candidates takes about a millisecond: done here, as a thread
+        # hop under load (waiting for the GIL and a core) costs more than it saves
+        return c, plan(c, window, limit, weights, text)
 
     async def failed_messages(
         self, tenant: str, user_id: str | None, limit: int, offset: int

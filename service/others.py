@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from extract.packs import current as current_pack
 from extract.packs.pack import Pack
 from extract.text import rx
-from graph.recall import MessageCandidate
+from graph.recall import Candidates, MessageCandidate
 
 if TYPE_CHECKING:
     from service.ranking import Weights
@@ -90,3 +90,36 @@ def _names(who: str, low: str, words: frozenset[str]) -> bool:
     han = "".join(ch for ch in who if ch > "\u3000")
     pairs = [han[i : i + 2] for i in range(len(han) - 1)]
     return any(w in words for w in latin) or any(p in low for p in pairs)
+
+
+# a count asked: "几个", "多少位", "how many": a question about a set, not one entity
+_HOW_MANY = rx.compile(r"(?:几|多少)[个位名次场种家件项条]|\bhow many\b")
+
+
+def asks_how_many(query: str) -> bool:
+    return _HOW_MANY.search(query.lower()) is not None
+
+
+def subjects(c: Candidates) -> dict[str, str]:
+    """Whom each candidate is about, when not the user: a Fact's subject (and the turns it
+    cites), a turn's as its rejection names it."""
+    out: dict[str, str] = {}
+    for fid, d in c.details.items():
+        f = d.get("fact") or {}
+        if f.get("subject") and f.get("subject_kind", "user") != "user":
+            out[fid] = str(f["subject"])
+            for mid in f.get("source_message_ids") or ():
+                out.setdefault(mid, out[fid])
+    for m in [*c.messages, *c.message_hits]:
+        found = _SOMEONE_ELSE.match(m.rejected_reason or "")
+        if found is not None:
+            out.setdefault(m.message_id, found.group("who"))
+    return out
+
+
+def same_subject(a: str, b: str) -> bool:
+    """One subject as two mentions name it: equal, or one the other's start ("上司",
+    "上司个子"; "Anna", "Anna Berg")."""
+    a, b = a.lower(), b.lower()
+    short, long = sorted((a, b), key=len)
+    return bool(short) and long.startswith(short) and (len(short) >= 2 or short == long)

@@ -23,7 +23,7 @@ from datetime import datetime
 from extract.consolidation.decay import rank_factor
 from extract.text.time_window import Window
 from graph.recall import Candidates, MessageCandidate, SummaryCandidate
-from service.others import rejected_scales
+from service.others import asks_how_many, rejected_scales, same_subject, subjects
 
 RRF_K = 20
 MAX_SUMMARIES = 3
@@ -212,6 +212,8 @@ def rank_evidence(
     # by cosine (the dense list's score), as the entity's Facts are
     about_turns = {m.message_id: m.score for m in c.messages if m.message_id in named_turns}
     fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights, about_turns)
+    if not c.entity_facts and not asks_how_many(query):
+        fused = _hop(fused, c, weights)
     cites: dict[str, list[str]] = {}
     for f in [*c.fact_near, *c.fact_hits, *c.entity_facts]:
         cites.setdefault(f.id, list(f.sources))
@@ -257,6 +259,31 @@ def _about_named(
 FILL_BELOW = 0.999  # the best item outside the window scores just under the last inside
 SESSION_TOP = 20  # how many of the best items speak for their session
 SESSION_CAP = 1.0  # a session's gain is at most this share of the turn's own score
+
+
+def _hop(fused: list[Ranked], c: Candidates, weights: Weights) -> list[Ranked]:
+    """A query that names no entity but whose best evidence is about one ("那个在深圳工作的
+    人，学历是什么？", "the event in May: where is it?") asks about that entity by a
+    description: the other candidates about it rank in one more list, by cosine, as the
+    Facts of a named entity do, so its other attributes are found in the same recall. Not
+    for a count ("有几个人…", "how many"): that asks about a set."""
+    about = subjects(c)
+    who = about.get(fused[0].id) if fused else None
+    if who is None:
+        return fused
+    same = sorted(
+        (r for r in fused if r.id in about and same_subject(about[r.id], who)),
+        key=lambda r: (r.dense or len(fused) + 1, r.id),
+    )
+    ranks = {r.id: n for n, r in enumerate(same, 1)}
+    out = [
+        replace(r, score=r.score + weights.entity / (RRF_K + ranks[r.id]), entity=ranks[r.id])
+        if r.id in ranks
+        else r
+        for r in fused
+    ]
+    out.sort(key=lambda r: (-r.score, r.id))
+    return out
 
 
 def _sessions(c: Candidates) -> dict[str, frozenset[str]]:

@@ -260,3 +260,45 @@ async def test_every_user_turn_stays_evidence_a_recall_can_find(world: World) ->
     assert not active(world, "蓝鲸书屋") and not active(world, "Harbour Lane"), shown(world)
     assert "蓝鲸书屋" in await recall(world, "蓝鲸书屋周末开到几点？")
     assert has(await recall(world, "Harbour Lane pool opening hours"), "Harbour Lane")
+
+
+TOP = """query($u: String!, $q: String!, $now: DateTime, $n: Int) {
+  memory(userId: $u, query: $q, now: $now, limit: $n) { midTermContext { content } } }"""
+# one user who says much about one matter and little about another
+TWO = [
+    "我姑父今年61岁。",
+    "我姑父住在绍兴柯桥。",
+    "我姑父退休前是中学物理老师。",
+    "我姑父的手机号是13900002222。",
+    "我姑父每周六去钓鱼。",
+    "陶艺课在文化宫三楼上。",
+    "I keep my bike at the Elm Street garage.",
+    "My bike is a green Brompton.",
+    "My bike has a Shimano hub and a front basket.",
+    "My locker code at the gym is 4471.",
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "values"),
+    [
+        ("我姑父今年多大了？另外，陶艺课在哪儿上？", ("61", "文化宫")),
+        ("What kind of bike do I have? And what is my gym locker code?", ("Brompton", "4471")),
+    ],
+)
+async def test_a_query_of_two_questions_finds_both_answers_first(
+    world: World, query: str, values: tuple[str, str]
+) -> None:
+    """Each question is ranked on its own: the first three items hold both answers, though
+    the user said far more about the first matter than about the second."""
+    user = "u-two-questions"
+    batch = [
+        {"id": f"q{n}", "userId": user, "sessionId": "s1", "role": "user", "content": text,
+         "timestamp": f"2026-11-03T09:{n:02d}:00+00:00"}
+        for n, text in enumerate(TWO, 1)
+    ]  # fmt: skip
+    res = data(await gql(world.client, ADD, m=batch))["addMessages"]
+    assert res["errors"] == [], res
+    r = data(await gql(world.client, TOP, u=user, q=query, now=NOW, n=3))["memory"]
+    shown = " | ".join(it["content"] for it in r["midTermContext"])
+    assert all(has(shown, v) for v in values), shown
