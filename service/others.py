@@ -7,15 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from extract.packs import current as current_pack
 from extract.packs.pack import Pack
 from extract.text import rx
 from graph.recall import Candidates, MessageCandidate
-
-if TYPE_CHECKING:
-    from service.ranking import Weights
 
 # the words of a text: each CJK character, each run of word characters
 WORDS = rx.compile(r"[\u3400-\u9fff]|\w+")
@@ -27,12 +23,12 @@ _SOMEONE_ELSE = rx.compile(
 
 
 def rejected_scales(
-    msgs: Iterable[MessageCandidate], query: str, weights: Weights
+    msgs: Iterable[MessageCandidate], query: str, rejected: float, others: float
 ) -> tuple[dict[str, float], set[str]]:
-    """The weight of each turn extraction found no memory in: `weights.rejected`, or for a
+    """The weight of each turn extraction found no memory in: `rejected`, or for a
     statement about someone else (another person's taste, an anecdote) in full when the
-    query names that person, `weights.rejected` when it asks about someone ("那个…的人",
-    "who", "my colleagues"), else `weights.others`: a query about the user's own matters
+    query names that person, `rejected` when it asks about someone ("那个…的人",
+    "who", "my colleagues"), else `others`: a query about the user's own matters
     is not answered with someone else's taste. Also the turns about a person the query
     names. The query is read once."""
     low = query.lower()
@@ -45,14 +41,14 @@ def rejected_scales(
             continue
         found = _SOMEONE_ELSE.match(m.rejected_reason or "")
         if found is None:
-            out[m.message_id] = weights.rejected
+            out[m.message_id] = rejected
         elif _names(found.group("who"), low, words):
             out[m.message_id] = 1.0
             named.add(m.message_id)
         else:
             if asked is None:
                 asked = asks_about_others(query)
-            out[m.message_id] = weights.rejected if asked else weights.others
+            out[m.message_id] = rejected if asked else others
     return out, named
 
 

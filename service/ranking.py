@@ -208,7 +208,9 @@ def rank_evidence(
             kind_of[i] = kind
     dense = _ranks(i for i, *_ in sorted(near, key=lambda t: (-t[2], t[0])) if i in kind_of)
     lexical = _ranks(i for i, *_ in sorted(hits, key=lambda t: (-t[2], t[0])) if i in kind_of)
-    scale, named_turns = rejected_scales([*c.messages, *c.message_hits], query, weights)
+    scale, named_turns = rejected_scales(
+        [*c.messages, *c.message_hits], query, weights.rejected, weights.others
+    )
     # by cosine (the dense list's score), as the entity's Facts are
     about_turns = {m.message_id: m.score for m in c.messages if m.message_id in named_turns}
     fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights, about_turns)

@@ -89,3 +89,45 @@ def test_the_readme_configuration_is_a_part_of_the_full_table() -> None:
     assert shown, "the README's configuration table is empty"
     differ = sorted(v for v, line in shown.items() if full.get(v) != line)
     assert not differ, f"README rows that differ from docs/configuration.md: {differ}"
+
+
+PACKAGES = ("core", "extract", "graph", "service", "web", "api", "doors", "gumem", "tools")
+_CODE = re.compile(r"`([^`\s]+)`")
+
+
+def _module_file(parts: list[str]) -> Path | None:
+    base = ROOT.joinpath(*parts)
+    for p in (base.with_suffix(".py"), base / "__init__.py"):
+        if p.is_file():
+            return p
+    return None
+
+
+def _resolves(ref: str) -> bool:
+    """A module path (`extract/chat/facts.py`, `service/`) names a file or folder; a dotted
+    name (`service.ranking`, `extract.chat.facts.extract_chats`, `Memory.recall` is not one)
+    names a module, then at most two names defined in it."""
+    if "/" in ref:
+        return (ROOT / ref.rstrip("/")).exists()
+    parts = ref.split(".")
+    for cut in range(len(parts), 0, -1):
+        found = _module_file(parts[:cut])
+        if found is not None:
+            rest = parts[cut:]
+            return len(rest) <= 2 and all(
+                re.search(rf"\b(?:def|class) {n}\b|^{n}\b", found.read_text(), re.M)
+                for n in rest[:1]
+            )
+    return False
+
+
+def test_the_architecture_names_only_modules_that_exist() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    refs = {
+        r
+        for r in _CODE.findall(text)
+        if r.split(".")[0].split("/")[0] in PACKAGES and not r.endswith((".cypher", ".yaml"))
+    }
+    assert len(refs) > 30, refs  # the check reads the document
+    missing = sorted(r for r in refs if not _resolves(r))
+    assert not missing, f"docs/architecture.md names what does not exist: {missing}"
