@@ -16,7 +16,6 @@ from core.settings import Settings
 from extract.chat.slots import resolve_slot
 from extract.corrections.conflicts import (
     Claim,
-    Known,
     candidate,
     changed_facts,
     conflicts,
@@ -102,20 +101,20 @@ async def find_conflicts(
     content of the Fact it replaces (extract/chat/zh_grammar.carry_over)."""
     claims = [
         Claim(
-            n.fact_id,
-            n.draft.content,
-            n.draft.kind,
-            n.draft.polarity,
-            n.draft.slot,
-            min(
+            fact_id=n.fact_id,
+            content=n.draft.content,
+            kind=n.draft.kind,
+            polarity=n.draft.polarity,
+            slot=n.draft.slot,
+            valid_from=min(
                 (stamps[i] for i in n.draft.source_message_ids if i in stamps),
                 default=n.draft.time_start,
             ),
-            n.embedding,
-            n.draft.source_message_ids,
-            n.draft.cue,
-            bool(n.draft.retracts),
-            tuple((e.name, e.type) for e in n.draft.entities),
+            embedding=n.embedding,
+            sources=n.draft.source_message_ids,
+            correction=n.draft.cue,
+            retracts=bool(n.draft.retracts),
+            entities=tuple((e.name, e.type) for e in n.draft.entities),
         )
         for n in new
     ]
@@ -131,20 +130,7 @@ async def find_conflicts(
         # a margin for the database's float arithmetic: conflicts() compares exactly
         min_cosine=settings.conflict_similarity - COSINE_MARGIN,
     )
-    batch = [
-        Known(
-            c.fact_id,
-            c.content,
-            c.kind,
-            c.polarity,
-            c.slot,
-            c.valid_from,
-            c.embedding,
-            c.sources,
-            c.entities,
-        )
-        for c in claims
-    ]
+    batch = [c.known() for c in claims]
     seen = {c.fact_id for c in claims}
     known = batch + [k for k in stored if k.fact_id not in seen]
 

@@ -46,7 +46,7 @@ _WISH_EN = rx.compile(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Known:
     """An older Fact as conflict detection sees it."""
 
@@ -62,7 +62,7 @@ class Known:
     previous: str | None = None  # the content of the Fact this one replaced, if any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Claim:
     """A new Fact that may replace an older one (a correction, or a slot value)."""
 
@@ -77,6 +77,14 @@ class Claim:
     correction: bool  # the Fact's own clause says something changed (FactDraft.cue)
     retracts: bool = False  # it names what stops being true: the retraction handles it
     entities: tuple[tuple[str, str], ...] = ()  # (name, type)
+
+    def known(self) -> Known:
+        """The new Fact as a later claim of the same batch sees it."""
+        return Known(
+            fact_id=self.fact_id, content=self.content, kind=self.kind, polarity=self.polarity,
+            slot=self.slot, valid_from=self.valid_from, embedding=self.embedding,
+            sources=self.sources, entities=self.entities,
+        )  # fmt: skip
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

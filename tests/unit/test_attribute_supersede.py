@@ -25,15 +25,15 @@ ALSO_NEAR = [1.0, 0.12, 0.03]
 def known(fid: str, content: str, **kw: object) -> Known:
     args: dict[str, Any] = dict(kind="fact", polarity="neutral", slot=None, embedding=NEAR)
     args.update(kw)
-    return Known(fid, content, valid_from=T0, sources=(f"m-{fid}",), **args)
+    return Known(fact_id=fid, content=content, valid_from=T0, sources=(f"m-{fid}",), **args)
 
 
 def claim(content: str, cue: bool = False, **kw: object) -> Claim:
     args: dict[str, Any] = dict(kind="fact", polarity="neutral", slot=None, retracts=False)
     args.update(kw)
     return Claim(
-        "new", content, args.pop("kind"), args.pop("polarity"), args.pop("slot"),
-        T0 + timedelta(days=20), ALSO_NEAR, ("m-new",), cue, **args,
+        fact_id="new", content=content, valid_from=T0 + timedelta(days=20), embedding=ALSO_NEAR,
+        sources=("m-new",), correction=cue, **args,
     )  # fmt: skip
 
 
@@ -90,8 +90,9 @@ def test_a_retraction_s_sibling_replaces_nothing_else() -> None:
     coach = known("coach", "用户的私教是 Lucas")
     rhythm = known("rhythm", "用户大概每 3 天练一次")
     gone = Claim(
-        "gone", "用户的私教不是 Lucas 了", "fact", "neutral", None, T0 + timedelta(days=9),
-        ALSO_NEAR, ("m-new",), True, True,
+        fact_id="gone", content="用户的私教不是 Lucas 了", kind="fact", polarity="neutral",
+        slot=None, valid_from=T0 + timedelta(days=9), embedding=ALSO_NEAR, sources=("m-new",),
+        correction=True, retracts=True,
     )  # fmt: skip
     now = claim("现在是 Mia 带用户练")
     assert conflicts([gone, now], [coach, rhythm], threshold=0.8) == {}

@@ -17,15 +17,15 @@ FAR = [0.0, 0.0, 1.0]
 def known(fid: str, content: str, vec: list[float], kind: str = "fact", **kw: object) -> Known:
     args: dict[str, Any] = dict(polarity="neutral", slot=None, valid_from=T0, sources=(f"m-{fid}",))
     args.update(kw)
-    return Known(fid, content, kind, embedding=vec, **args)
+    return Known(fact_id=fid, content=content, kind=kind, embedding=vec, **args)
 
 
 def claim(content: str, vec: list[float], correction: bool = True, **kw: object) -> Claim:
     args: dict[str, Any] = dict(kind="fact", polarity="neutral", slot=None, retracts=False)
     args.update(kw)
     return Claim(
-        "new", content, args.pop("kind"), args.pop("polarity"), args.pop("slot"),
-        T0 + timedelta(days=3), vec, ("m-new",), correction, **args,
+        fact_id="new", content=content, valid_from=T0 + timedelta(days=3), embedding=vec,
+        sources=("m-new",), correction=correction, **args,
     )  # fmt: skip
 
 

@@ -26,16 +26,17 @@ def known(fid: str, content: str, days: int = 0, **kw: Any) -> Known:
     args: dict[str, Any] = dict(polarity="neutral", slot=None, embedding=NEAR)
     args.update(kw)
     return Known(
-        fid, content, "fact", valid_from=T0 + timedelta(days=days), sources=(f"m-{fid}",), **args
-    )
+        fact_id=fid, content=content, kind="fact", valid_from=T0 + timedelta(days=days),
+        sources=(f"m-{fid}",), **args,
+    )  # fmt: skip
 
 
 def claim(content: str, days: int = 9, **kw: Any) -> Claim:
     args: dict[str, Any] = dict(polarity="neutral", slot=None, correction=True)
     args.update(kw)
     return Claim(
-        "new", content, "fact", args.pop("polarity"), args.pop("slot"),
-        T0 + timedelta(days=days), ALSO_NEAR, ("m-new",), args.pop("correction"), **args,
+        fact_id="new", content=content, kind="fact", valid_from=T0 + timedelta(days=days),
+        embedding=ALSO_NEAR, sources=("m-new",), **args,
     )  # fmt: skip
 
 

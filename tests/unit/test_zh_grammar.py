@@ -184,34 +184,46 @@ def test_a_group_move_is_not_the_users_home(en_nlp: Language, zh_nlp: Language) 
 # --- conflicts: a correction restates one kind of fact --------------------------------------
 
 
+def known(
+    fid: str, content: str, kind: str, slot: str | None, t: datetime, vec: list[float],
+    sources: tuple[str, ...],
+) -> Known:  # fmt: skip
+    return Known(
+        fact_id=fid, content=content, kind=kind, polarity="neutral", slot=slot, valid_from=t,
+        embedding=vec, sources=sources,
+    )  # fmt: skip
+
+
+def claim(
+    fid: str, content: str, slot: str | None, t: datetime, vec: list[float],
+    sources: tuple[str, ...],
+) -> Claim:  # fmt: skip
+    """A cued correction (its clause says something changed)."""
+    return Claim(
+        fact_id=fid, content=content, kind="fact", polarity="neutral", slot=slot, valid_from=t,
+        embedding=vec, sources=sources, correction=True,
+    )  # fmt: skip
+
+
 def test_a_correction_prefers_the_fact_of_its_own_kind_on_a_tie() -> None:
     t0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
     vec = [1.0, 0.1, 0.0]
-    state = Known("a", "办公室的打印机都连在旧服务器上", "fact", "neutral", None, t0, vec, ("m1",))
-    habit = Known(
-        "b", "用户平时用手机打印文件", "behavior_pattern", "neutral", None, t0, vec, ("m1",)
+    state = known("a", "办公室的打印机都连在旧服务器上", "fact", None, t0, vec, ("m1",))
+    habit = known("b", "用户平时用手机打印文件", "behavior_pattern", None, t0, vec, ("m1",))
+    new = claim(
+        "new", "用户把整套打印系统换成 CUPS 了", "系统", t0 + timedelta(days=5), vec, ("m2",)
     )
-    new = Claim(
-        "new", "用户把整套打印系统换成 CUPS 了", "fact", "neutral", "系统",
-        t0 + timedelta(days=5), vec, ("m2",), True,
-    )  # fmt: skip
     assert conflicts([new], [habit, state], threshold=0.8) == {"new": "a"}
 
 
 def test_a_general_change_defers_to_the_slot_claim_of_its_message() -> None:
     t0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
     vec = [1.0, 0.1, 0.0]
-    route = Known(
-        "a", "用户等人的考勤表发到企业邮箱", "fact", "neutral", "考勤表:去向", t0, vec, ("m1",)
-    )
-    other = Known("b", "报销单都在 SAP 里审批", "fact", "neutral", None, t0, vec, ("m2",))
+    route = known("a", "用户等人的考勤表发到企业邮箱", "fact", "考勤表:去向", t0, vec, ("m1",))
+    other = known("b", "报销单都在 SAP 里审批", "fact", None, t0, vec, ("m2",))
     later = t0 + timedelta(days=9)
-    general = Claim(
-        "g", "用户等人部门整体迁到了网盘", "fact", "neutral", None, later, vec, ("m3",), True
-    )
-    specific = Claim(
-        "s", "考勤表也发网盘", "fact", "neutral", "考勤表:去向", later, vec, ("m3",), True
-    )
+    general = claim("g", "用户等人部门整体迁到了网盘", None, later, vec, ("m3",))
+    specific = claim("s", "考勤表也发网盘", "考勤表:去向", later, vec, ("m3",))
     out = conflicts([general, specific], [route, other], threshold=0.8)
     assert "g" not in out  # the slot claim says this change; "other" stays
 
