@@ -321,7 +321,7 @@ class Mutation:
         ctx = info.context
         try:
             res = await ctx.memory.add_messages(
-                ctx.tenant, [m.as_dict() for m in messages], wait=wait, wait_s=wait_seconds
+                ctx.tenant, [m.to_item() for m in messages], wait=wait, wait_s=wait_seconds
             )
         except BatchError as exc:
             errs = [ItemError(index=e.index, field=e.field, reason=e.reason) for e in exc.errors]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 import strawberry
 from strawberry.scalars import JSON
@@ -11,6 +10,7 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.limits import NESTED, SOURCE_FACTS, VERSIONS, window
+from core.inputs import MessageItem
 from service.records import (
     Processing,
     StoredEntity,
@@ -407,18 +407,12 @@ class MessageInput:
     page: str | None = None
     metadata: JSON | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": str(self.id),
-            "userId": self.user_id,
-            "sessionId": self.session_id,
-            "role": self.role,
-            "content": self.content,
-            "timestamp": self.timestamp,
-            "eventType": self.event_type,
-            "page": self.page,
-            "metadata": self.metadata,
-        }
+    def to_item(self) -> MessageItem:
+        return MessageItem(
+            id=str(self.id), user_id=self.user_id, session_id=self.session_id, role=self.role,
+            content=self.content, timestamp=self.timestamp, event_type=self.event_type,
+            page=self.page, metadata=self.metadata,
+        )  # fmt: skip
 
 
 @strawberry.type

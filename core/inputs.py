@@ -150,9 +150,40 @@ def _metadata(value: Any, index: int, limit: int) -> dict[str, Any]:
     return value
 
 
+@dataclass(frozen=True)
+class MessageItem:
+    """A message as a typed door (GraphQL) hands it over, not yet checked: the wire format's
+    fields under their Python names. `parse_message` checks it as it checks a JSON object."""
+
+    id: str
+    user_id: str
+    session_id: str
+    role: str
+    content: str
+    timestamp: str
+    event_type: str | None = "message"
+    page: str | None = None
+    metadata: Any = None
+
+
+# a wire field -> its MessageItem attribute; errors name the wire field
+_WIRE = {
+    "id": "id", "userId": "user_id", "sessionId": "session_id", "role": "role",
+    "content": "content", "timestamp": "timestamp", "eventType": "event_type", "page": "page",
+    "metadata": "metadata",
+}  # fmt: skip
+
+
 def parse_message(item: Any, index: int, settings: Settings) -> MessageIn:
-    if not isinstance(item, dict):
+    """One message, a JSON object (camelCase keys) or a `MessageItem`, checked field by
+    field."""
+    if isinstance(item, MessageItem):
+        fields: dict[str, Any] = {k: getattr(item, a) for k, a in _WIRE.items()}
+    elif isinstance(item, dict):
+        fields = item
+    else:
         raise InputError("message", "must be an object", index)
+    item = fields
     role = item.get("role")
     if role not in ROLES:
         raise InputError("role", f"must be one of {', '.join(ROLES)}", index)

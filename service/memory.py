@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from core.errors import InputError, StorageUnavailable
 from core.inputs import (
     MAX_QUERY_CHARS,
+    MessageItem,
     parse_as_of,
     parse_batch,
     parse_ident,
@@ -84,7 +85,7 @@ class Memory:
     async def add_messages(
         self,
         tenant: str,
-        items: list[dict[str, Any]],
+        items: Sequence[MessageItem | dict[str, Any]],
         wait: bool = False,
         wait_s: float | None = None,
     ) -> AddResult:

@@ -7,6 +7,7 @@ import json
 import re
 import time
 import unicodedata
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -16,7 +17,7 @@ from starlette.types import Message, Receive, Scope, Send
 from api.limits import NESTED, SOURCE_FACTS, worst_case
 from api.schema import build_schema
 from core.errors import InputError
-from core.inputs import parse_batch, parse_now
+from core.inputs import MessageItem, parse_batch, parse_now
 from core.settings import Settings
 from service.recall import Item, format_context, inline
 from web.auth import is_open
@@ -135,6 +136,23 @@ def test_odd_timestamps_are_bad_input_naming_the_field(ts: str) -> None:
     with pytest.raises(InputError) as err:
         parse_batch([message(ts)], SETTINGS)
     assert err.value.field == "timestamp" and err.value.index == 0
+
+
+def test_a_typed_item_is_checked_as_a_json_object_is() -> None:
+    """GraphQL hands the service typed items: the same record comes out, and an error
+    names the wire field."""
+    raw = message("2026-01-01T00:00:00Z")
+    item = MessageItem(
+        id=raw["id"], user_id=raw["userId"], session_id=raw["sessionId"], role=raw["role"],
+        content=raw["content"], timestamp=raw["timestamp"],
+    )  # fmt: skip
+    assert parse_batch([item], SETTINGS) == parse_batch([raw], SETTINGS)
+    with pytest.raises(InputError) as err:
+        parse_batch([raw, MessageItem("m2", "u1", "s1", "user", "hi", "yesterday")], SETTINGS)
+    assert (err.value.field, err.value.index) == ("timestamp", 1)
+    with pytest.raises(InputError) as err:
+        parse_batch([replace(item, role="boss")], SETTINGS)
+    assert err.value.field == "role"
 
 
 @pytest.mark.parametrize(
