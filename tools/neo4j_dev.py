@@ -7,7 +7,8 @@ starts it detached in its own process group, waits until an authenticated ``RETU
 works, and stops it.
 
 Everything about one server lives in its home directory (:mod:`tools.neo4j_home`: pid file,
-ready marker, log, databases).
+ready marker, log, databases); its user, password rule, heap and JVM options are in
+:mod:`tools.neo4j_conf`.
 
 The password of user ``neo4j`` is handed to the launcher in the environment (never on the
 command line) and is set on every start, so it is the one given to :func:`start`.
@@ -22,16 +23,25 @@ import argparse
 import contextlib
 import logging
 import os
-import re
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from tools.neo4j_build import DEFAULT_TOOLS_DIR, Neo4jDevError, build, find_java, flock
+from tools.neo4j_conf import (
+    DEFAULT_HEAP,
+    HEAP,
+    JVM_OPTS,
+    PASSWORD_ENV,
+    USER,
+    validate_conf,
+    validate_password,
+    validate_port,
+)
 from tools.neo4j_home import (
     CHILDREN,
     LOCK_FILE,
@@ -57,61 +67,12 @@ from tools.neo4j_home import (
 
 log = logging.getLogger(__name__)
 
-PASSWORD_ENV = "NEO4J_DEV_PASSWORD"
-MIN_PASSWORD_LENGTH = 8
-USER = "neo4j"
-
-DEFAULT_HEAP = "1g"
-
-# As in Neo4j's own neo4j.conf (server.jvm.additional) for Java 17, plus java.lang.
-JVM_OPTS: tuple[str, ...] = (
-    "-XX:+UseG1GC",
-    "-XX:-OmitStackTraceInFastThrow",
-    "-XX:+UnlockExperimentalVMOptions",
-    "-XX:+TrustFinalNonStaticFields",
-    "-XX:+DisableExplicitGC",
-    "-XX:+ExitOnOutOfMemoryError",
-    "-Djdk.nio.maxCachedBufferSize=1024",
-    "-Dio.netty.tryReflectionSetAccessible=true",
-    "-Djdk.tls.ephemeralDHKeySize=2048",
-    "-Djdk.tls.rejectClientInitiatedRenegotiation=true",
-    "-Dlog4j2.disable.jmx=true",
-    "-Dfile.encoding=UTF-8",
-    "--add-opens=java.base/java.nio=ALL-UNNAMED",
-    "--add-opens=java.base/java.io=ALL-UNNAMED",
-    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-    "--add-opens=java.base/java.lang=ALL-UNNAMED",
-    "--enable-native-access=ALL-UNNAMED",
-)
-
-_CONF_KEY = re.compile(r"^[A-Za-z0-9_.\-]+$")
-_HEAP = re.compile(r"^[1-9][0-9]*[kKmMgG]?$")
 _POLL_S = 0.25
 _KILL_WAIT_S = 10.0
 
 
 # --------------------------------------------------------------------------------------------
-# validation and status
-
-
-def validate_password(password: str) -> None:
-    if len(password) < MIN_PASSWORD_LENGTH:
-        raise Neo4jDevError(
-            f"the Neo4j password must have at least {MIN_PASSWORD_LENGTH} characters"
-        )
-
-
-def _validate_port(name: str, port: int) -> None:
-    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
-        raise Neo4jDevError(f"{name} must be a port number 1-65535, got {port!r}")
-
-
-def _validate_conf(extra_conf: Mapping[str, str]) -> None:
-    for key, value in extra_conf.items():
-        if not _CONF_KEY.match(key):
-            raise Neo4jDevError(f"bad Neo4j setting name: {key!r}")
-        if "\n" in value or "\r" in value:
-            raise Neo4jDevError(f"the value of Neo4j setting {key} has a line break")
+# status
 
 
 def status(home: Path) -> DevServer | None:
@@ -218,13 +179,13 @@ def start(
     server is stopped and the error names the log file.
     """
     validate_password(password)
-    _validate_port("bolt_port", bolt_port)
-    _validate_port("http_port", http_port)
+    validate_port("bolt_port", bolt_port)
+    validate_port("http_port", http_port)
     if bolt_port == http_port:
         raise Neo4jDevError("bolt_port and http_port must differ")
     conf = dict(extra_conf or {})
-    _validate_conf(conf)
-    if not _HEAP.match(heap):
+    validate_conf(conf)
+    if not HEAP.match(heap):
         raise Neo4jDevError(f"bad heap size {heap!r} (e.g. 512m, 1g)")
     home = home.resolve()
     home.mkdir(parents=True, exist_ok=True)

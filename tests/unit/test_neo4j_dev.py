@@ -1,4 +1,4 @@
-"""tools.neo4j_dev, neo4j_home, neo4j_build without a Neo4j: checks, pid/ready files, builds."""
+"""tools.neo4j_dev, neo4j_conf, neo4j_home, neo4j_build without a Neo4j: checks, files, builds."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tools import neo4j_build as nb
+from tools import neo4j_conf as nc
 from tools import neo4j_dev as nd
 from tools import neo4j_home as nh
 
@@ -37,11 +38,11 @@ def fake_launcher(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[bytes
 
 def test_password_must_have_eight_characters() -> None:
     with pytest.raises(nb.Neo4jDevError, match="at least 8"):
-        nd.validate_password("short")
+        nc.validate_password("short")
     with pytest.raises(nb.Neo4jDevError):
-        nd.validate_password("")
-    nd.validate_password("12345678")
-    nd.validate_password("密码密码密码密码")  # eight characters, not bytes
+        nc.validate_password("")
+    nc.validate_password("12345678")
+    nc.validate_password("密码密码密码密码")  # eight characters, not bytes
 
 
 def test_password_never_in_error(tmp_path: Path) -> None:
