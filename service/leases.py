@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import time
@@ -13,6 +14,9 @@ from collections.abc import AsyncIterator
 from core.errors import StorageUnavailable
 from graph import fencing
 from graph.db import Database
+
+log = logging.getLogger(__name__)
+RELEASE_TRIES = 2
 
 
 def process_name() -> str:
@@ -42,7 +46,7 @@ class Leases:
         ttl = self.ttl_s
         deadline = time.monotonic() + wait_s
         while True:
-            lease = await fencing.claim_lease(self.db, tenant, user_id, self.owner, ttl)
+            lease = await self._claim(tenant, user_id, ttl)
             if lease is not None or time.monotonic() >= deadline:
                 break
             await asyncio.sleep(min(0.2, max(deadline - time.monotonic(), 0.0)))
@@ -69,5 +73,30 @@ class Leases:
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
             self._held.pop(key, None)
-            with contextlib.suppress(StorageUnavailable):
+            await self._release(tenant, user_id, lease)
+
+    async def _claim(self, tenant: str, user_id: str, ttl: float) -> int | None:
+        """Claim the lease so that a cancellation (a worker stopped mid-claim) leaves none
+        behind: the claim in flight is let finish, and a lease it took is given back
+        before the cancellation goes on."""
+        claim = asyncio.ensure_future(
+            fencing.claim_lease(self.db, tenant, user_id, self.owner, ttl)
+        )
+        try:
+            return await asyncio.shield(claim)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                if (lease := await claim) is not None:
+                    await self._release(tenant, user_id, lease)
+            raise
+
+    async def _release(self, tenant: str, user_id: str, lease: int) -> None:
+        """Give the lease back, trying twice: one held after a failed release blocks the
+        user for the rest of its time."""
+        for attempt in range(RELEASE_TRIES):
+            try:
                 await fencing.release_lease(self.db, tenant, user_id, self.owner, lease)
+                return
+            except StorageUnavailable:
+                if attempt + 1 == RELEASE_TRIES:
+                    log.warning("a lease could not be given back: it expires by itself")
