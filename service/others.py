@@ -5,8 +5,9 @@ other than the user (`asks_about_others`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from typing import Any
 
 from extract.packs import current as current_pack
 from extract.packs.pack import Pack
@@ -96,21 +97,40 @@ def asks_how_many(query: str) -> bool:
     return _HOW_MANY.search(query.lower()) is not None
 
 
+def _about(d: Mapping[str, Any]) -> str | None:
+    """The subject of a candidate Fact as read (`Candidates.details`), when not the user."""
+    f = d.get("fact") or {}
+    mine = f.get("subject_kind", "user") == "user"
+    return str(f["subject"]) if f.get("subject") and not mine else None
+
+
 def subjects(c: Candidates) -> dict[str, str]:
     """Whom each candidate is about, when not the user: a Fact's subject (and the turns it
     cites), a turn's as its rejection names it."""
     out: dict[str, str] = {}
     for fid, d in c.details.items():
-        f = d.get("fact") or {}
-        if f.get("subject") and f.get("subject_kind", "user") != "user":
-            out[fid] = str(f["subject"])
-            for mid in f.get("source_message_ids") or ():
-                out.setdefault(mid, out[fid])
+        if (who := _about(d)) is not None:
+            out[fid] = who
+            for mid in (d.get("fact") or {}).get("source_message_ids") or ():
+                out.setdefault(mid, who)
     for m in [*c.messages, *c.message_hits]:
         found = _SOMEONE_ELSE.match(m.rejected_reason or "")
         if found is not None:
             out.setdefault(m.message_id, found.group("who"))
     return out
+
+
+def subject_of(c: Candidates, item: str) -> str | None:
+    """Whom one candidate is about, as `subjects` says, without reading them all."""
+    if (d := c.details.get(item)) is not None:
+        return _about(d)
+    for d in c.details.values():
+        cites = (d.get("fact") or {}).get("source_message_ids") or ()
+        if item in cites and (who := _about(d)) is not None:
+            return who
+    m = next((m for m in [*c.messages, *c.message_hits] if m.message_id == item), None)
+    found = _SOMEONE_ELSE.match(m.rejected_reason or "") if m is not None else None
+    return found.group("who") if found is not None else None
 
 
 def same_subject(a: str, b: str) -> bool:

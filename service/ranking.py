@@ -23,7 +23,7 @@ from datetime import datetime
 from extract.consolidation.decay import rank_factor
 from extract.text.time_window import Window
 from graph.recall import Candidates, MessageCandidate, SummaryCandidate
-from service.others import asks_how_many, rejected_scales, same_subject, subjects
+from service.others import asks_how_many, rejected_scales, same_subject, subject_of, subjects
 
 RRF_K = 20
 MAX_SUMMARIES = 3
@@ -269,10 +269,10 @@ def _hop(fused: list[Ranked], c: Candidates, weights: Weights) -> list[Ranked]:
     description: the other candidates about it rank in one more list, by cosine, as the
     Facts of a named entity do, so its other attributes are found in the same recall. Not
     for a count ("有几个人…", "how many"): that asks about a set."""
-    about = subjects(c)
-    who = about.get(fused[0].id) if fused else None
+    who = subject_of(c, fused[0].id) if fused else None
     if who is None:
         return fused
+    about = subjects(c)
     same = sorted(
         (r for r in fused if r.id in about and same_subject(about[r.id], who)),
         key=lambda r: (r.dense or len(fused) + 1, r.id),

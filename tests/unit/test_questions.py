@@ -1,9 +1,11 @@
-"""A query of several questions is recalled as several queries (gumem/questions.py)."""
+"""A query of several questions is recalled as several queries (service/questions.py);
+the entity a description points at (service/ranking._hop) and whom a candidate is about."""
 
 from __future__ import annotations
 
 import pytest
 
+from service.others import subject_of, subjects
 from service.questions import merged_candidates, merged_plan, questions
 from service.ranking import Weights, plan
 from tests.unit.test_recall import cands, msg
@@ -78,3 +80,10 @@ def test_a_described_person_s_other_turns_come_forward() -> None:
     assert ranked[:3] == ["t1", "t2", "t3"], ranked
     counted = [r.id for r in plan(c, None, 10, w, "有几个人在深圳工作？").evidence]
     assert counted[:3] == ["t1", "t3", "t2"], "a count asks about a set: no hop"
+
+
+def test_one_candidate_s_subject_is_the_one_all_of_them_give() -> None:
+    c = cands(messages=[_about("t1", "上司", 0.9), msg("t3", mv=0.5), _about("t2", "表姐", 0.2)])
+    every = subjects(c)
+    assert every == {"t1": "上司", "t2": "表姐"}
+    assert {i: subject_of(c, i) for i in ("t1", "t2", "t3")} == {**every, "t3": None}
