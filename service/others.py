@@ -23,6 +23,12 @@ _SOMEONE_ELSE = rx.compile(
 )
 
 
+def rejected_about(m: MessageCandidate) -> str | None:
+    """The person a turn's rejection says it is about ("about someone else (<who>)…")."""
+    found = _SOMEONE_ELSE.match(m.rejected_reason or "")
+    return found.group("who") if found is not None else None
+
+
 def rejected_scales(
     msgs: Iterable[MessageCandidate], query: str, rejected: float, others: float
 ) -> tuple[dict[str, float], set[str]]:
@@ -40,10 +46,10 @@ def rejected_scales(
     for m in msgs:
         if not m.rejected or m.message_id in out:
             continue
-        found = _SOMEONE_ELSE.match(m.rejected_reason or "")
-        if found is None:
+        who = rejected_about(m)
+        if who is None:
             out[m.message_id] = rejected
-        elif _names(found.group("who"), low, words):
+        elif _names(who, low, words):
             out[m.message_id] = 1.0
             named.add(m.message_id)
         else:
@@ -114,9 +120,8 @@ def subjects(c: Candidates) -> dict[str, str]:
             for mid in (d.get("fact") or {}).get("source_message_ids") or ():
                 out.setdefault(mid, who)
     for m in [*c.messages, *c.message_hits]:
-        found = _SOMEONE_ELSE.match(m.rejected_reason or "")
-        if found is not None:
-            out.setdefault(m.message_id, found.group("who"))
+        if (who := rejected_about(m)) is not None:
+            out.setdefault(m.message_id, who)
     return out
 
 
@@ -129,8 +134,7 @@ def subject_of(c: Candidates, item: str) -> str | None:
         if item in cites and (who := _about(d)) is not None:
             return who
     m = next((m for m in [*c.messages, *c.message_hits] if m.message_id == item), None)
-    found = _SOMEONE_ELSE.match(m.rejected_reason or "") if m is not None else None
-    return found.group("who") if found is not None else None
+    return rejected_about(m) if m is not None else None
 
 
 def same_subject(a: str, b: str) -> bool:
