@@ -129,8 +129,9 @@ def _build_double_array(keys: Mapping[bytes, int]) -> list[int]:
         for c, child in children[node].items():
             units[base ^ c] = c | ((1 << 8) if values[child] is not None else 0)
             queue.append((child, base ^ c))
-    last = max(i for i in range(len(used)) if used[i])
-    return units[: last + 1]
+    # Keep every used base's whole block: a lookup of a byte no key has there reads
+    # base ^ byte, which must be a unit (with a wrong label), never past the end.
+    return units[: top + 1]
 
 
 def build_tokenizer(e5: E5Bin) -> Tokenizer:

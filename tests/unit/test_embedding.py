@@ -215,6 +215,15 @@ def test_special_tokens_and_truncation(tokenizer: Tokenizer) -> None:
     assert len(tokenizer.encode("word " * 1000).ids) == 512
 
 
+def test_every_code_point_tokenizes(tokenizer: Tokenizer) -> None:
+    """No character, assigned or not, makes the normaliser's trie read past its end (a
+    lookup of U+2FA27 did: a Rust panic, a 500 for any query holding it)."""
+    points = [chr(c) for c in range(0x20, 0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for start in range(0, len(points), 4000):
+        chunk = "".join(points[start : start + 4000])
+        assert tokenizer.encode("query: " + chunk).ids[0] == 0, hex(ord(chunk[0]))
+
+
 # ----------------------------------------------------------------------------- embeddings
 
 
