@@ -1,8 +1,9 @@
 // A user's pending Messages that are due (a failed attempt waits out its backoff), oldest
 // first, in one row (`messages`), with the user's chat turns from a day before the first
-// pending user turn to the last (`turns`: id, session, role, time; an assistant turn's
-// text): graph.pending gives each user turn the assistant turn just before it in its
-// session (a short answer takes its attribute from that question). One index seek.
+// pending user turn to the last (`turns`: id, session, role, time, text): graph.pending
+// gives each user turn the turn just before it in its session (a short answer takes its
+// attribute from the assistant's question; "he" may name whom the user's last turn was
+// about). One index seek.
 // Times as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant, cheap to decode);
 // lists compare element by element, so they order as the instants do.
 MATCH (m:Message)
@@ -21,7 +22,7 @@ CALL (ms) {
     AND p.timestamp >= lo - duration('P1D') AND p.timestamp <= hi
     AND p.role IN ['user', 'assistant']
   RETURN collect(p {.message_id, .session_id, .role,
-    content: CASE WHEN p.role = 'assistant' THEN p.content END,
+    .content,
     timestamp: [p.timestamp.epochSeconds, p.timestamp.microsecond, p.timestamp.offsetSeconds]})
     AS turns
 }

@@ -57,6 +57,9 @@ class MessageRecord:
     # answer ("步行十分钟以内吧", "yes, always") takes its attribute from that question
     asked: str | None = None
     asked_id: str | None = None
+    # the user's own turn just before this one in its session: whom "he"/"她" stands for
+    # when this turn names no one before it
+    said_before: str | None = None
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ assistant turns are skipped (a fact the user confirmed comes from the user's own
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import cache
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -38,7 +39,11 @@ log = logging.getLogger(__name__)
 # --- assembly -----------------------------------------------------------------------------
 
 
-def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
+def _extract_doc(
+    msg: MessageRecord, doc: Doc, lang: Lang, earlier: Callable[[], Subject | None] | None = None
+) -> Extraction:
+    """The Facts and Rejections of a parsed turn; ``earlier`` gives whom the user's turn
+    before it was about, for an anaphor this turn has no antecedent for."""
     by_key: dict[str, FactDraft] = {}
     rejections: list[Rejection] = []
     corrected_sents: set[int] = set()
@@ -51,7 +56,9 @@ def _extract_doc(msg: MessageRecord, doc: Doc, lang: Lang) -> Extraction:
     for clause in _clauses(doc, lang):
         owned = None
         stripped = _strip(doc, clause.start, clause.end, lang)
-        about = _about(doc, lang, stripped, prev[1] if prev[0] == clause.sent else None, named_last)
+        about = _about(
+            doc, lang, stripped, prev[1] if prev[0] == clause.sent else None, named_last, earlier
+        )
         prev = (clause.sent, about.subject if about else None)
         if about is not None:
             named_last = about.subject
@@ -103,9 +110,11 @@ def _about(
     stripped: tuple[int, int, str, bool],
     before: Subject | None,
     named: Subject | None,
+    earlier: Callable[[], Subject | None] | None = None,
 ) -> _About | None:
     """The entity of the user's world a clause is about: its own subject, the one its
-    anaphor stands for, or the subject of the clause before when it has none of its own."""
+    anaphor stands for (named before in this turn, else in the user's turn before), or the
+    subject of the clause before when it has none of its own."""
     start, end, text, _ = stripped
     if not text:
         return None
@@ -122,11 +131,42 @@ def _about(
     if own is not None:
         return _About(own, "own")
     neuter = pron is not None and pron.lower().rstrip("的") in ("it", "its", "其", "它")
+    if pron and named is None and earlier is not None:
+        named = earlier()
     if pron and named is not None and (neuter or named.kind in ("person", "pet")):
         return _About(replace(named, attr=anaphor_attr(text, toks, lang)), pron)
     if bare and before is not None:
         return _About(replace(before, attr=None), "carried")
     return None
+
+
+def _last_named(text: str, lang: Lang, nlp: Language) -> Subject | None:
+    """The entity of the user's world a turn names last (whom a "he" after it means)."""
+    doc = nlp(text)
+    named: Subject | None = None
+    prev: tuple[int, Subject | None] = (-1, None)
+    for clause in _clauses(doc, lang):
+        stripped = _strip(doc, clause.start, clause.end, lang)
+        about = _about(doc, lang, stripped, prev[1] if prev[0] == clause.sent else None, named)
+        prev = (clause.sent, about.subject if about else None)
+        named = about.subject if about is not None else named
+    return named
+
+
+def _earlier(
+    msg: MessageRecord, en_nlp: Language, zh_nlp: Language
+) -> Callable[[], Subject | None] | None:
+    """Whom the user's turn before ``msg`` was about, read (once) only when asked for."""
+    text = (msg.said_before or "").strip()
+    if not text:
+        return None
+    lang = detect_lang(text, default=msg.lang)
+
+    @cache
+    def read() -> Subject | None:
+        return _last_named(text, lang, zh_nlp if lang == "zh" else en_nlp)
+
+    return read
 
 
 def _precheck(msg: MessageRecord) -> Extraction | None:
@@ -162,7 +202,7 @@ def extract_chat(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Extr
     text = msg.content.strip()
     lang = detect_lang(text, default=msg.lang)
     doc = (zh_nlp if lang == "zh" else en_nlp)(text)
-    return joined(answer, _extract_doc(msg, doc, lang))
+    return joined(answer, _extract_doc(msg, doc, lang, _earlier(msg, en_nlp, zh_nlp)))
 
 
 def extract_chats(
@@ -192,7 +232,8 @@ def extract_chats(
         for i, doc in zip(
             todo, nlp.pipe(texts, batch_size=batch_size, n_process=n_process), strict=True
         ):
-            said = _extract_doc(msgs[i], doc, "zh" if lang == "zh" else "en")
+            earlier = _earlier(msgs[i], en_nlp, zh_nlp)
+            said = _extract_doc(msgs[i], doc, "zh" if lang == "zh" else "en", earlier)
             results[i] = joined(answers[i], said)
     log.debug("extracted %d chat turns", len(msgs))
     return [r if r is not None else Extraction(facts=()) for r in results]

@@ -195,9 +195,9 @@ class Turn:
 def with_questions(
     msgs: Sequence[MessageRecord], turns: Iterable[Turn] | None = None
 ) -> list[MessageRecord]:
-    """Each user chat turn of `msgs` with `asked`: the assistant turn just before it in its
-    session among `msgs` and `turns` (the stored turns around them), none when the turn
-    before it is the user's own. In the order given."""
+    """Each user chat turn of `msgs` with the turn just before it in its session among
+    `msgs` and `turns` (the stored turns around them): the assistant's as `asked`, the
+    user's own as `said_before`. In the order given."""
     every = {t.message_id: t for t in turns or ()}
     for m in msgs:
         if m.event_type == "message" and m.message_id not in every:
@@ -208,13 +208,17 @@ def with_questions(
         if t.role not in ("user", "assistant"):
             continue
         prev = last.get(t.session_id)
-        if t.role == "user" and prev is not None and prev.role == "assistant" and prev.content:
+        if t.role == "user" and prev is not None and prev.content:
             before[t.message_id] = prev
         last[t.session_id] = t
     out = []
     for m in msgs:
         q = before.get(m.message_id) if m.role == "user" and m.event_type == "message" else None
-        out.append(replace(m, asked=q.content, asked_id=q.message_id) if q else m)
+        if q is not None and q.role == "assistant":
+            m = replace(m, asked=q.content, asked_id=q.message_id)
+        elif q is not None:
+            m = replace(m, said_before=q.content)
+        out.append(m)
     return out
 
 

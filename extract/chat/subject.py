@@ -39,7 +39,8 @@ class Subject:
         if self.relation is not None and self.aliases:
             name = f"{name}{self.aliases[0]}" if lang == "zh" else f"{name} {self.aliases[0]}"
         if lang == "zh":
-            return f"{USER_ZH}的{name}" if self.mine else name
+            gap = " " if name[:1].isascii() and name[:1].isalnum() else ""
+            return f"{USER_ZH}的{gap}{name}" if self.mine else name
         return f"{USER_EN}'s {name}" if self.mine else name
 
 

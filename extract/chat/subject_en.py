@@ -73,6 +73,36 @@ def _named_relation_en(verb: Token, subj: Token) -> Subject | None:
     return Subject(rel_np, kind, _aliases([name], rel.text, "en"), mine=True, relation=rel_np)
 
 
+def _appositive_en(subj: Token) -> Subject | None:
+    """ "N, my <P>, …": the relation, with the name as its alias."""
+    if subj.pos_ != "PROPN":
+        return None
+    rel = next((c for c in subj.children if c.dep_ == "appos" and _owned_en(c)), None)
+    if rel is None or _people_kind(rel.lemma_, "en") is None:
+        return None
+    name = " ".join(t.text for t in subj.subtree if t.pos_ == "PROPN" and t.i < rel.i)
+    kind = _people_kind(rel.lemma_, "en") or "person"
+    rel_np = _np_text_en(rel)
+    return Subject(rel_np, kind, _aliases([name], rel.text, "en"), mine=True, relation=rel_np)
+
+
+def _relation_named_en(verb: Token, subj: Token) -> Subject | None:
+    """ "my <P> is N": the relation, with the name as its alias and the name as what the
+    clause gives it."""
+    if verb.lemma_ != "be" or not _owned_en(subj) or _people_kind(subj.lemma_, "en") is None:
+        return None
+    value = next((c for c in verb.children if c.dep_ == "attr"), None)
+    if value is None or value.pos_ != "PROPN" or value.ent_type_ in ("NORP", "GPE", "LANGUAGE"):
+        return None
+    name = " ".join(t.text for t in value.subtree if t.pos_ == "PROPN")
+    kind = _people_kind(subj.lemma_, "en") or "person"
+    rel_np = _np_text_en(subj)
+    attr = current_pack().words("name", "en") or None
+    return Subject(
+        rel_np, kind, _aliases([name], subj.text, "en"), mine=True, attr=attr, relation=rel_np
+    )
+
+
 def _possessor_en(subj: Token, verb: Token) -> Subject | None:
     """ "the X's A is Z", "my <P>'s A is Z", "the A of X is Z"."""
     if verb.lemma_ != "be" or subj.pos_ != "NOUN":
@@ -108,7 +138,7 @@ def subject_en(toks: list[Token]) -> Subject | None:
     verb, subj = found
     if any(c.dep_ == "conj" for c in subj.children):
         return None  # "my <P> and I", "my <P> and <P>": a joined subject
-    named = _named_relation_en(verb, subj)
+    named = _named_relation_en(verb, subj) or _appositive_en(subj) or _relation_named_en(verb, subj)
     if named is not None:
         return named
     if subj.pos_ in ("NOUN", "PROPN"):

@@ -10,7 +10,7 @@ from spacy.tokens import Token
 
 from extract.chat import person_attrs
 from extract.chat.subject import Subject
-from extract.chat.subject_en import _THIRD_POSS_EN, _main_subject_en
+from extract.chat.subject_en import _THIRD_EN, _THIRD_POSS_EN, _age_en, _main_subject_en
 from extract.chat.subject_zh import _AGE_ZH, _COPULA_ZH, _THIRD_ZH, _attribute_zh, _words
 from extract.packs import current as current_pack
 from extract.text import rx
@@ -22,9 +22,13 @@ def anaphor_attr(text: str, toks: Sequence[Token], lang: Lang) -> str | None:
     "his A is Z"), else None."""
     if lang != "zh":
         found = _main_subject_en(list(toks))
-        if found is None or found[0].lemma_ != "be":
+        if found is None or found[0].lemma_ not in ("be", "turn"):
             return None
         subj = found[1]
+        if subj.lower_ in _THIRD_EN and _age_en(found[0]):  # "she's 71", "he turned 60"
+            return current_pack().words("age", "en") or None
+        if found[0].lemma_ != "be":
+            return None
         if not any(c.dep_ == "poss" and c.lower_ in _THIRD_POSS_EN for c in subj.children):
             return None
         mods = [c.lemma_.lower() for c in subj.children if c.dep_ == "compound" and c.i < subj.i]

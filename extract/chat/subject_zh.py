@@ -23,9 +23,10 @@ _RELATION_ZH = rx.compile(
     r"^(?P<name>[^，,。\s我你您他她它]{1,6}?)是(?:我|我们)的?(?P<rel>[^，,。\s]{1,6})(?:$|[，,])"
 )
 _CALLED_ZH = rx.compile(
-    r"^(?:我|我们)的?(?P<rel>[^，,。\s]{1,6}?)(?:叫|是)(?P<name>[^，,。\s]{1,6})(?:$|[，,])"
+    r"^(?:我|我们)的?(?P<rel>[^，,。\s]{1,6}?)(?P<verb>叫|是)(?P<name>[^，,。\s]{1,6})(?:$|[，,])"
 )
 _NOUN_FLAGS = ("n", "j", "s")  # nouns, abbreviations, place words
+_NAMING_ZH = ("姓", "叫")
 _NP_MAX = 5
 _LEAD_CHARS = 24  # how far into a clause its opening words are read
 
@@ -36,14 +37,65 @@ def _np_zh(words: Sequence[tuple[str, str]], i: int) -> int:
     j = i
     while j < len(words) and j - i < _NP_MAX:
         w, f = words[j]
-        nxt = words[j + 1][1] if j + 1 < len(words) else ""
+        nxt_w, nxt = words[j + 1] if j + 1 < len(words) else ("", "")
         name_prefix = f == "a" and len(w) == 1 and nxt == "nr"
-        modifier = f[:1] == "v" and nxt[:1] == "n" and j == i  # a verb before its noun head
-        if f[:1] in _NOUN_FLAGS or name_prefix or modifier or w == "家":
+        # a verb before its noun head ("游泳教练": jieba tags both words verbal nouns)
+        modifier = f[:1] == "v" and (nxt[:1] == "n" or _people_kind(nxt_w, "zh")) and j == i
+        # a Latin word inside the phrase: a modifier before a noun ("cello 老师") or a name
+        # after a people noun ("老师 Ilse")
+        latin = f == "eng" and (
+            nxt[:1] == "n"
+            or nxt == "vn"
+            or _people_kind(nxt_w, "zh") is not None
+            or (j > i and _people_kind(words[j - 1][0], "zh") is not None)
+        )
+        people = _people_kind(w, "zh") is not None  # people nouns jieba tags as verbs
+        verbal_noun = f == "vn" and j > i  # "<noun><verbal noun>"
+        if (
+            f[:1] in _NOUN_FLAGS
+            or name_prefix
+            or modifier
+            or latin
+            or people
+            or verbal_noun
+            or w == "家"
+        ):
             j += 1
             continue
         break
     return j
+
+
+def _owned_chain_zh(words: Sequence[tuple[str, str]], i: int, end: int) -> int:
+    """ "我们<X>的<P>": past the user's group or thing to the person of it ("<X>的<Y><P>"),
+    when a people noun follows the 的, or a noun a naming verb follows ("<X>的<Y>姓 N": only
+    a person has a surname); else ``end``."""
+    if end == i or end + 1 >= len(words) or words[end][0] != "的":
+        return end
+    last = _np_zh(words, end + 1)
+    people = any(_people_kind(w, "zh") for w, _f in words[end + 1 : last])
+    if last > end + 1 and (people or _named_after(words, last)):
+        return last
+    return end + 2 if _named_after(words, end + 2) else end  # one word the parse calls a verb
+
+
+def _named_after(words: Sequence[tuple[str, str]], end: int) -> bool:
+    """A naming verb right after the noun phrase ("<P>姓欧阳", "<P>叫小周")."""
+    return end < len(words) and words[end][0] in _NAMING_ZH
+
+
+def _latin(char: str) -> bool:
+    return char.isascii() and char.isalnum()
+
+
+def _join(words: Sequence[tuple[str, str]]) -> str:
+    """Words as one name, a space kept between a Latin word and the next ("<Latin> <P> <Name>")."""
+    out = ""
+    for w, _f in words:
+        if out and (_latin(out[-1]) or _latin(w[:1])):
+            out += " "
+        out += w
+    return out
 
 
 def _words(text: str) -> tuple[tuple[str, str], ...]:
@@ -57,11 +109,14 @@ def _cut_cached(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((w, f) for w, f in cut_zh(text) if w.strip())
 
 
-def _person_np_zh(np: Sequence[tuple[str, str]], mine: bool) -> Subject | None:
-    """A person or animal noun phrase: its people/animal noun, and a name after it."""
+def _person_np_zh(np: Sequence[tuple[str, str]], mine: bool, named: bool = False) -> Subject | None:
+    """A person or animal noun phrase: its people/animal noun, and a name after it; with
+    ``named`` (a naming verb follows) its last noun is taken as the person's role."""
     heads = [(k, w) for k, w in enumerate(x for x, _f in np) if _people_kind(w, "zh")]
+    if not heads and named and mine and np[-1][1][:1] in ("n", "v"):
+        heads = [(len(np) - 1, np[-1][0])]
     names = [w for w, f in np if f.startswith("nr")]
-    name = "".join(w for w, _f in np)
+    name = _join(np)
     if not heads and (
         not names
         or len(names) != len(np) - sum(f == "a" for _w, f in np)
@@ -74,7 +129,7 @@ def _person_np_zh(np: Sequence[tuple[str, str]], mine: bool) -> Subject | None:
         rel = next(
             (p for p in _people("zh") | _pets("zh") if head.endswith(p) and len(p) >= 2), head
         )
-        after = "".join(w for w, _f in np[k + 1 :])
+        after = _join(np[k + 1 :])
         parts = [head, after] if after else [head if head != name else ""]
         if rel != head:
             parts.append(rel)
@@ -97,6 +152,8 @@ def subject_zh(text: str) -> Subject | None:
             i += 1
         i = _modifier_zh(words, i)
     end = _np_zh(words, i)
+    if mine:
+        end = _owned_chain_zh(words, i, end)
     if end == i or (not mine and end < len(words) and words[end][0] != "的"):
         thing = None if mine else _thing_zh(words)
         if thing is not None or end == i:
@@ -107,7 +164,7 @@ def subject_zh(text: str) -> Subject | None:
     if _INSTRUCTS_ZH.match("".join(w for w, _f in words[end:])):
         return None  # "<P>让我 V": what the user is to do, the user's own Fact
     attr = _attribute_zh(words, end)
-    person = _person_np_zh(np, mine)
+    person = _person_np_zh(np, mine, _named_after(words, end))
     if person is not None and not mine and _people_kind(np[0][0], "zh"):
         person = replace(person, mine=True)  # a bare relation noun: the user's own
     related = any(_people_kind(w, "zh") for w, _f in np)
@@ -227,6 +284,8 @@ def _named_relation_zh(text: str) -> Subject | None:
         kind = _people_kind(rel, "zh")
         if kind is None or _people_kind(name, "zh") or not _a_name_zh(name):
             continue
+        if pattern is _CALLED_ZH and m.group("verb") == "是" and not _a_person_name_zh(name):
+            continue  # "我的<P>是<nationality or kind>": what the person is, not a name
         return Subject(rel, kind, _aliases([name], rel, "zh"), mine=True, relation=rel)
     return None
 
@@ -235,6 +294,14 @@ def _a_name_zh(text: str) -> bool:
     """A name: no anaphor, number or quantifier in it ("其中一位" is none)."""
     words = _words(text)
     return bool(words) and all(f[:1] not in ("r", "m", "q", "d", "v") for _w, f in words)
+
+
+def _a_person_name_zh(text: str) -> bool:
+    """A person's name by its form: the parse's personal name, or Latin words."""
+    words = _words(text)
+    if not words:
+        return bool(text) and text[:1].isascii() and text[:1].isalpha()
+    return all(f == "nr" or f == "eng" for _w, f in words)
 
 
 _AGE_ZH = rx.compile(r"[\d一二两三四五六七八九十百]+\s*(?:周)?岁")
@@ -276,7 +343,8 @@ def subjectless_zh(text: str) -> bool:
             continue  # time words, adverbs, numbers, "每 X"
         # a predicate, or one word left after a time ("每天下午四点 V")
         return f[:1] in ("v", "p") or (k > 0 and k == len(words) - 1 and f[:1] != "r")
-    return False
+    # only times and a number with its measure: a nominal predicate ("今年 46 岁")
+    return bool(_AGE_ZH.search(text))
 
 
 __all__ = [

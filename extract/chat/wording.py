@@ -285,6 +285,18 @@ def _wording_about_zh(text: str, about: Subject, via: str) -> str:
     return _I_ZH.sub(USER_ZH, out) if n == 0 else out
 
 
+# a contraction after a pronoun the subject's name replaces, by the verb it stands for
+_UNCONTRACTED = {
+    ("'s", "be"): "is",
+    ("'s", "have"): "has",
+    ("'re", "be"): "are",
+    ("'ve", "have"): "have",
+    ("'ll", "will"): "will",
+    ("'d", "would"): "would",
+    ("'d", "have"): "had",
+}
+
+
 def _wording_about_en(doc: Doc, start: int, end: int, about: Subject, via: str) -> str:
     """ "My <P> is X" -> "The user's <P> is X"; "and V-s Y" -> "The user's <P> V-s Y";
     "he is X" -> "The user's <P> is X"."""
@@ -304,6 +316,9 @@ def _wording_about_en(doc: Doc, start: int, end: int, about: Subject, via: str) 
             name = f"{who}'s" if pron.tag_ == "PRP$" else who
             before = _rewrite_en(doc, start, pron.idx, USER_EN) if pron.idx > start else ""
             after = _rewrite_en(doc, pron.idx + len(pron.text), end, USER_EN)
+            if after.startswith("'") and pron.i + 1 < len(doc):  # "she's 71": "<P> is 71"
+                full = _UNCONTRACTED.get((after.split(" ", 1)[0].lower(), doc[pron.i + 1].lemma_))
+                after = full + after[len(after.split(" ", 1)[0]) :] if full else after
             glue = "" if after.startswith("'") else " "
             out = " ".join(w for w in (before, name) if w) + (glue + after if after else "")
     out = out.strip().rstrip(".")
