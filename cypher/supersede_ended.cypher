@@ -2,8 +2,9 @@
 // extract/corrections/endings.py) retires the user's older active Facts naming the thing:
 // superseded by the life change (kept for audit, SUPERSEDES, valid_to), never deleted. A
 // past event (kind timeline) stays true and stays active. Latin words match whole words
-// (plurals too) by $rows.pattern; Chinese ones as substrings. Only active Facts are read
-// (fact_active_time).
+// (plurals too) by $rows.pattern; Chinese ones as substrings; a kind the user no longer has
+// any of ("no pets any more": $rows.kind) retires the Facts about subjects of that kind.
+// Only active Facts are read (fact_active_time).
 UNWIND $rows AS row
 MATCH (f:Fact {fact_id: row.fact_id})
 WHERE f.tenant = $tenant AND f.validity = 'active'
@@ -13,7 +14,8 @@ WHERE old.tenant = $tenant AND old.user_id = $user_id AND old.validity = 'active
   AND old.valid_from <= f.valid_from AND old.fact_id <> f.fact_id
   AND coalesce(old.kind, '') <> 'timeline'
   AND NOT any(s IN old.source_message_ids WHERE s IN f.source_message_ids)
-  AND CASE WHEN row.pattern IS NULL THEN old.content CONTAINS row.word
+  AND CASE WHEN row.kind IS NOT NULL THEN old.subject_kind = row.kind
+    WHEN row.pattern IS NULL THEN old.content CONTAINS row.word
     ELSE old.content =~ row.pattern END
 SET old.validity = 'superseded', old.superseded_at = $now, old.valid_to = f.valid_from,
   old.dirty = true

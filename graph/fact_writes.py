@@ -12,7 +12,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from extract.corrections.conflicts import Known
-from extract.corrections.endings import ended_things
+from extract.corrections.endings import ended_kinds, ended_things
 from extract.text import rx
 from extract.types import FactDraft
 from graph.db import Database, native, tx_rows
@@ -168,14 +168,17 @@ _LATIN = rx.compile(r"^[A-Za-z0-9][A-Za-z0-9'-]*$")
 
 def _ended_rows(facts: list[NewFact]) -> list[dict[str, Any]]:
     """One row per thing a new Fact says left the user's life (extract/corrections/endings.py): a
-    Latin word matched whole, with its plural (a Java regex), a Chinese one as it is."""
-    rows = []
+    Latin word matched whole, with its plural (a Java regex), a Chinese one as it is; and
+    one per kind the user no longer has any of (every Fact about a subject of that kind)."""
+    rows: list[dict[str, Any]] = []
     for f in facts:
         for word in ended_things(f.draft.content, f.draft.lang):
             pattern = None
             if _LATIN.match(word):
                 pattern = rf"(?is).*\b{rx.escape(word)}(?:s|es)?\b.*"
-            rows.append({"fact_id": f.fact_id, "word": word, "pattern": pattern})
+            rows.append({"fact_id": f.fact_id, "word": word, "pattern": pattern, "kind": None})
+        for kind in ended_kinds(f.draft.content, f.draft.lang):  # "no pets any more"
+            rows.append({"fact_id": f.fact_id, "word": None, "pattern": None, "kind": kind})
     return rows
 
 

@@ -158,7 +158,10 @@ def _analyse(
         if kind == "plan" and dated is None and time_range(text, msg.timestamp) is None:
             kind = "preference"  # "<P> 一直想去 X": a wish of theirs, no event to come
         reason = _not_stored_about(
-            about.subject, "preference" if taste else kind, slot, _reports_an_event(text, toks)
+            about.subject,
+            "preference" if taste else kind,
+            slot,
+            _reports_an_event(text, toks),
         )
         if reason:
             return _reject(msg, reason, raw.strip())

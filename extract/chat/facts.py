@@ -128,6 +128,10 @@ def _about(
         tok = anaphor_led_en(toks)
         pron = tok.text if tok is not None else None
         bare = coordinated_en(toks)
+    if own is not None and not own.mine:  # a name said before: that one ("Ilse 的 A 是 Z")
+        known = named if named is not None else (earlier() if earlier is not None else None)
+        if known is not None and _names(own, known):
+            own = replace(known, attr=own.attr)
     if own is not None:
         return _About(own, "own")
     neuter = pron is not None and pron.lower().rstrip("的") in ("it", "its", "其", "它")
@@ -138,6 +142,13 @@ def _about(
     if bare and before is not None:
         return _About(replace(before, attr=None), "carried")
     return None
+
+
+def _names(own: Subject, known: Subject) -> bool:
+    """``own`` is one of the names ``known`` goes by (its name, an alias, a word of them)."""
+    name = own.name.strip().lower()
+    forms = [known.name, *known.aliases]
+    return bool(name) and any(name == f.lower() or name in f.lower().split() for f in forms if f)
 
 
 def _last_named(text: str, lang: Lang, nlp: Language) -> Subject | None:

@@ -22,7 +22,13 @@ from extract.chat.lexicon import (
     _SUBORD_EN,
     _SUBORD_ZH,
 )
-from extract.chat.subject_zh import anaphor_led_zh, noun_led_zh, subject_zh
+from extract.chat.subject_zh import (
+    anaphor_led_zh,
+    noun_led_zh,
+    speaker_modal_zh,
+    subject_zh,
+    subjectless_zh,
+)
 from extract.chat.tokens import (
     _content_tokens,
     _has_content_zh,
@@ -30,6 +36,7 @@ from extract.chat.tokens import (
     _is_imperative,
     _tokens,
 )
+from extract.corrections.carry import KEEP_EN
 from extract.text.nlp import doc_text
 from extract.text.zh_words import cut_zh
 from extract.types import Lang
@@ -160,7 +167,10 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
             if lang == "en"
             else bool(_SUBORD_ZH.match(text))
         )
-        prev = out[-1] if out and out[-1].sent == p.sent and not p.hard else None
+        keep = _keep_only(doc, p, lang)
+        if keep and (not out or out[-1].sent != p.sent):
+            p.open = True  # "Same time, but …": binds to the change after it
+        prev = out[-1] if out and out[-1].sent == p.sent and (keep or not p.hard) else None
         if prev is not None and p.end - prev.start > MAX_CLAUSE_CHARS:
             prev = None
         filler = prev is not None and not _strip(doc, prev.start, prev.end, lang)[2]
@@ -179,7 +189,10 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
             lang == "zh"
             and prev is not None
             and (
-                _bound_zh(doc, prev, p) or _of_prev_zh(doc, prev, p) or _of_object_zh(doc, prev, p)
+                _bound_zh(doc, prev, p)
+                or _of_prev_zh(doc, prev, p)
+                or _of_object_zh(doc, prev, p)
+                or _same_arrangement_zh(doc, prev, p)
             )
         )
         if prev is not None and (prev.open or filler or bound or not standalone(doc, p)):
@@ -187,6 +200,23 @@ def _clauses(doc: Doc, lang: Lang) -> list[_Piece]:
         else:
             out.append(p)
     return out
+
+
+def _keep_only(doc: Doc, p: _Piece, lang: Lang) -> bool:
+    """A piece that only says a part stays as it was ("same time", "日期不变"): it binds to
+    the change it qualifies, before or after it, across a semicolon too."""
+    text = _strip(doc, p.start, p.end, lang)[2]
+    if lang == "zh":
+        return zh_grammar.keep_clause(text)
+    words = text.split()
+    return (
+        0 < len(words) <= _KEEP_MAX_WORDS
+        and bool(KEEP_EN.search(text))
+        and all(KEEP_EN.search(part) for part in text.split(",") if part.strip())
+    )
+
+
+_KEEP_MAX_WORDS = 6
 
 
 def _bound_zh(doc: Doc, prev: _Piece, p: _Piece) -> bool:
@@ -205,6 +235,32 @@ def _of_prev_zh(doc: Doc, prev: _Piece, p: _Piece) -> bool:
         return False
     about = subject_zh(_strip(doc, prev.start, prev.end, "zh")[2])
     return about is not None and about.kind in ("person", "pet")
+
+
+def _same_arrangement_zh(doc: Doc, prev: _Piece, p: _Piece) -> bool:
+    """A piece with no subject of its own ("每<period>V", "在<place>") after one about a thing
+    or an arrangement, not the user nor a person ("<X>：每次 V 3 <unit>", "<X>约在<day>"): more
+    of that one arrangement, which is not split."""
+    before = _strip(doc, prev.start, prev.end, "zh")[2]
+    text = _strip(doc, p.start, p.end, "zh")[2]
+    if _FIRST_PERSON_ZH.search(before) or _FIRST_PERSON_ZH.search(text):
+        return False
+    if not before or subject_zh(before) is not None or speaker_modal_zh(before):
+        return False  # "不要 X，…": the speaker's wish, each one its own
+    words = [f for w, f in cut_zh(doc_text(doc)[p.start : p.end]) if w.strip()]
+    if not words or words[0][:1] == "c" or _slot(doc, p.start, p.end, "zh")[0] is not None:
+        return False  # "但 …": a contrast; "预算 …": an attribute of its own
+    return subjectless_zh(text) or _place_phrase_zh(text)
+
+
+def _place_phrase_zh(text: str) -> bool:
+    """ "在<place>" and nothing after it: where the clause before happens."""
+    words = [(w, f) for w, f in cut_zh(text) if w.strip()]
+    return (
+        len(words) >= 2
+        and words[0][0] in ("在", "于")
+        and all(f[:1] in ("n", "s", "f", "j") or f == "eng" for _w, f in words[1:])
+    )
 
 
 def _of_object_zh(doc: Doc, prev: _Piece, p: _Piece) -> bool:

@@ -43,11 +43,15 @@ def _np_zh(words: Sequence[tuple[str, str]], i: int) -> int:
         modifier = f[:1] == "v" and (nxt[:1] == "n" or _people_kind(nxt_w, "zh")) and j == i
         # a Latin word inside the phrase: a modifier before a noun ("cello 老师") or a name
         # after a people noun ("老师 Ilse")
-        latin = f == "eng" and (
-            nxt[:1] == "n"
-            or nxt == "vn"
-            or _people_kind(nxt_w, "zh") is not None
-            or (j > i and _people_kind(words[j - 1][0], "zh") is not None)
+        latin = (
+            f == "eng"
+            and (
+                (w[:1].isupper() and nxt_w == "的" and j == i)  # "<Name>的 A": a possessor
+                or nxt[:1] == "n"
+                or nxt == "vn"
+                or _people_kind(nxt_w, "zh") is not None
+                or (j > i and _people_kind(words[j - 1][0], "zh") is not None)
+            )
         )
         people = _people_kind(w, "zh") is not None  # people nouns jieba tags as verbs
         verbal_noun = f == "vn" and j > i  # "<noun><verbal noun>"
@@ -150,6 +154,9 @@ def subject_zh(text: str) -> Subject | None:
         i, mine = 1, True
         if i < len(words) and words[i][0] == "的":
             i += 1
+        nxt = words[i + 1][0] if i + 1 < len(words) else ""
+        if i < len(words) and words[i][0] == "家" and _people_kind(nxt, "zh"):
+            i += 1  # "我们家<P>": the family's, the user's own
         i = _modifier_zh(words, i)
     end = _np_zh(words, i)
     if mine:
@@ -165,6 +172,8 @@ def subject_zh(text: str) -> Subject | None:
         return None  # "<P>让我 V": what the user is to do, the user's own Fact
     attr = _attribute_zh(words, end)
     person = _person_np_zh(np, mine, _named_after(words, end))
+    if person is not None and not mine and sum(bool(_people_kind(w, "zh")) for w, _f in np) > 1:
+        return None  # "<P1>家<P2>": someone else's relative, not one of the user's world
     if person is not None and not mine and _people_kind(np[0][0], "zh"):
         person = replace(person, mine=True)  # a bare relation noun: the user's own
     related = any(_people_kind(w, "zh") for w, _f in np)
@@ -173,7 +182,9 @@ def subject_zh(text: str) -> Subject | None:
         return replace(person, attr=attr)
     if mine or person is not None or attr is None:
         return None  # the user's own thing ("我的 X…"), or no attribute and value
-    if any(w in _THIRD_ZH or f[:1] == "r" for w, f in np) or np[-1][1][:1] not in ("n", "j"):
+    if any(w in _THIRD_ZH or f[:1] == "r" for w, f in np) or (
+        np[-1][1][:1] not in ("n", "j") and np[-1][1] != "eng"
+    ):
         return None
     name = "".join(w for w, _f in np)
     return Subject(name, thing_kind(name, "zh"), attr=attr)
@@ -260,7 +271,9 @@ def _attribute_zh(words: Sequence[tuple[str, str]], end: int) -> str | None:
     a = end + 1
     b = a
     while b < len(words) and (
-        words[b][1][:1] in (*_NOUN_FLAGS, "t", "v", "l") or words[b][0] == "的"
+        words[b][1][:1] in (*_NOUN_FLAGS, "t", "v", "l")
+        or words[b][1] == "eng"
+        or words[b][0] == "的"
     ):
         rest = "".join(w for w, _f in words[b:])
         if b > a and _COPULA_ZH.match(rest):
@@ -327,8 +340,13 @@ def noun_led_zh(text: str) -> bool:
 
 
 _SPEAKER_MODAL_ZH = rx.compile(
-    r"^(?:也|还|就|都|先|再|所以|因此)*(?:得|需要|必须|想|希望|记得|别|不要|不用|请|帮|麻烦)"
+    r"^(?:也|还|就|都|先|再|只|所以|因此)*(?:得|需要|必须|想|希望|考虑|记得|别|不要|不用|请|帮|麻烦)"
 )
+
+
+def speaker_modal_zh(text: str) -> bool:
+    """A clause opening with the speaker's need, wish or request ("得 V", "别 V", "希望 V")."""
+    return bool(_SPEAKER_MODAL_ZH.match(text))
 
 
 def subjectless_zh(text: str) -> bool:
@@ -352,6 +370,7 @@ __all__ = [
     "instructs_user_zh",
     "noun_led_zh",
     "noun_phrase_zh",
+    "speaker_modal_zh",
     "subject_zh",
     "subjectless_zh",
 ]

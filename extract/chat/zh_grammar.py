@@ -162,6 +162,14 @@ def keep_clause(text: str) -> bool:
     return bool(_KEEP_HEAD.match(clean) or _KEEP_TAIL.search(clean))
 
 
+def kept_lead(text: str) -> int:
+    """The length of a keep clause ``text`` opens with, with its comma ("时间不变，…"), or 0."""
+    m = _PUNCT.search(text)
+    if m is None or not keep_clause(text[: m.start()]):
+        return 0
+    return m.end()
+
+
 def head_len(text: str) -> int:
     """The length of ``text`` before its first keep clause after a comma (all of it when
     there is none): a slot is read from the changed part only."""
@@ -177,6 +185,14 @@ def head_len(text: str) -> int:
 
 _CHANGE_TO = rx.compile(r"(?:改成|换成|改为|改到|换到|改在|挪到|变成|调到|调成|定在)了?")
 _FRAME = ("在", "到", "去", "用", "于")
+_PLACE_FRAMES = ("在", "到", "去", "于")
+
+
+def _timelike(phrase: str) -> bool:
+    """A phrase of times and numbers (a when, not a where)."""
+    return all(f[:1] in ("t", "m", "q") or f == "l" for w, f in _cut(phrase) if w.strip())
+
+
 _STOP_FLAGS = ("v", "u", "y", "c", "d", "x")
 
 
@@ -223,14 +239,18 @@ def carry_over(new: str, old: str) -> str | None:
     and says the rest stays ("X改成在Y吃了，日期不变"): "<old with Y for the old value>".
     None when ``new`` keeps nothing, or the old value to replace is not one clear phrase."""
     cut = head_len(new)
-    if cut == len(new):
+    lead = kept_lead(new)
+    if cut == len(new) and not lead:
         return None  # no kept part: the new Fact stands on its own
-    found = _changed_value(new[:cut])
+    found = _changed_value(new[lead:cut])
     if found is None or found[1] in old:
         return None
     frame, value = found
     words = list(_cut(old))
     spots = _framed(words, frame) if frame else []
+    if frame in _PLACE_FRAMES and not _timelike(value):  # "改到 Y" for "在 X": a place
+        framed = spots or [s for f in _PLACE_FRAMES for s in _framed(words, f)]
+        spots = [s for s in framed if not _timelike(s)]
     if not spots:  # a time or a name: the one word of the same shape ("周三" for "周五")
         spots = [
             w

@@ -22,13 +22,16 @@ from extract.text.lang import (
 from extract.text.zh_words import cut_zh
 
 # the rest stays: "same time", "keep the day", "everything else stays", "otherwise unchanged"
-_KEEP = rx.compile(
+KEEP_EN = rx.compile(
     r"\b(?:same\s+\w+|keep(?:ing)?\s+(?:the|my|our)\s+\w+|(?:everything|all)\s+else|"
     r"the\s+rest|otherwise|still\s+(?:the\s+)?same|(?:stays?|remains?)\s+(?:the\s+)?same|"
     r"unchanged)\b",
     rx.IGNORECASE,
 )
 _PREPS = frozenset(("at", "in", "on", "to", "for", "with", "from", "by", "via", "into"))
+_PLACE_PREPS = frozenset(("at", "in", "to", "into"))
+# when a change starts ("from next week", "starting in May"): no part of what changed
+_SINCE = rx.compile(r"\b(?:from|starting(?:\s+(?:from|in|on))?)\s+[\w' -]+$", rx.IGNORECASE)
 # what ends a framed value: another frame, a conjunction, a change adverb
 _STOPS = _PREPS | {"and", "but", "instead", "too", "as", "then", "please"}
 _WORD = rx.compile(r"[\w'&:-]+(?:\.\w+)*")
@@ -74,9 +77,9 @@ def carry_over_en(new: str, old: str) -> str | None:
     its value has one clear counterpart in ``old``: the phrase with the same head noun
     ("the Oak Avenue salon" for "the Elm Road salon"), else the one phrase after the same
     preposition ("at 3pm" for "at 10am"). None otherwise."""
-    if not _KEEP.search(new):
+    if not KEEP_EN.search(new):
         return None
-    changed = [f for f in _framed(new) if not _KEEP.search(f[1])]  # not "at the same place"
+    changed = [f for f in _framed(new) if not KEEP_EN.search(f[1])]  # not "at the same place"
     olds = _framed(old)
     for prep, value, _s, _e in reversed(changed):  # the value is usually named last
         if value.lower() in old.lower():
@@ -87,6 +90,9 @@ def carry_over_en(new: str, old: str) -> str | None:
         # of several after one preposition, the one of the same shape ("3pm" for "10am")
         same_shape = [o for o in same_prep if _shape(o[1]) == _shape(value)]
         spots = same_head or (same_prep if len(same_prep) == 1 else same_shape)
+        if not spots and prep in _PLACE_PREPS:  # "moves to Y" for "at X": a place for a place
+            digits = _shape(value)[0]  # a time holds a digit ("at 7pm"), a place does not
+            spots = [o for o in olds if o[0] in _PLACE_PREPS and _shape(o[1])[0] == digits]
         if len(spots) == 1:
             _p, _v, start, end = spots[0]
             return old[:start] + value + old[end:]
@@ -143,7 +149,8 @@ def _only_a_quantity(new: str, old: str, value: str | None) -> bool:
     nothing the older Fact lacks ("搬到了 X 的两居室" changes a place, not a count)."""
     if value is not None:
         return _amount(value)
-    return all(w.lower() in old.lower() for w, t in values(new).items() if t == "name")
+    said = ". ".join(_SINCE.sub("", p) for p in _PIECE.split(new))  # not "from November"
+    return all(w.lower() in old.lower() for w, t in values(said).items() if t == "name")
 
 
 def carry_quantity(new: str, old: str, value: str | None = None) -> str | None:

@@ -172,6 +172,21 @@ def _said_by_retraction(new: Claim, claims: Sequence[Claim]) -> bool:
     )
 
 
+def _back_to(new: Claim, old: Known, new_vals: dict[str, str]) -> bool:
+    """``new`` goes back to the value ``old`` replaced (A, then B for A, then A again, with
+    no cue word: "算了，<X>还是<A>"): every name it states that ``old`` lacks is one the Fact
+    before ``old`` stated, and it names two of them or shares a word besides its values
+    with that Fact (the attribute). Not on similarity: the earlier value ties them."""
+    if not old.previous or {old.polarity, new.polarity} == {"likes", "avoids"}:
+        return False  # a like for an avoidance is no return to a value
+    low_old, low_prev = old.content.lower(), old.previous.lower()
+    fresh = [w.lower() for w, t in new_vals.items() if t == "name" and w.lower() not in low_old]
+    if not fresh or not all(w in low_prev for w in fresh):
+        return False
+    kept = _words(new.content) & _words(old.previous) - {w.lower() for w in new_vals}
+    return len(fresh) >= 2 or bool(kept)
+
+
 def candidate(claim: Claim) -> bool:
     """Whether ``claim`` may replace an older Fact: a change cue, a slot value, or a
     statement of how things are now."""
@@ -201,8 +216,11 @@ def conflicts(
             continue
         found: list[tuple[float, Known, dict[str, str], bool]] = []
         for old in known:
-            if old.fact_id == new.fact_id or old.fact_id in taken or old.embedding is None:
+            if old.fact_id == new.fact_id or old.fact_id in taken:
                 continue
+            back = _back_to(new, old, new_vals)
+            if old.embedding is None and not back:
+                continue  # too far to be replaced, unless it replaced the value new restores
             if old.valid_from > new.valid_from or set(old.sources) & set(new.sources):
                 continue
             # an explicit cue names a change: the kind wording may differ, the polarity not;
@@ -210,11 +228,11 @@ def conflicts(
             if _other_slots(new, old):
                 continue
             cued = (new.correction or weak) and old.polarity == new.polarity
-            if not (cued or _head_shared(new, old)):
+            if not (cued or back or _head_shared(new, old)):
                 continue
-            sim = cosine(new.embedding, old.embedding)
+            sim = cosine(new.embedding, old.embedding) if old.embedding is not None else 0.0
             old_vals = values(old.content)
-            if sim < threshold or not _differs(new_vals, old_vals, weak):
+            if (sim < threshold and not back) or not _differs(new_vals, old_vals, weak):
                 continue
             shared = len(_words(new.content) & _words(old.content) - {w.lower() for w in new_vals})
             kin = _typed(new.entities, old.content) & _typed(old.entities, new.content)
@@ -261,9 +279,13 @@ def restorations(
     by_id = {k.fact_id: k for k in known}
     out: dict[str, str] = {}
     for c in claims:
+        replaced = by_id.get(replaces.get(c.fact_id, ""))
+        if replaced is not None and _back_to(c, replaced, values(c.content)):
+            out[c.fact_id] = replaced.previous or c.content  # "算了，<X>还是<A>": A as it was
+            continue
         if not returns(c.content):
             continue
-        old = by_id.get(replaces.get(c.fact_id, "")) or _latest_on_slot(c, known)
+        old = replaced or _latest_on_slot(c, known)
         if old is None or not old.previous:
             continue
         fresh = [w.lower() for w in values(c.content) if w.lower() not in old.content.lower()]

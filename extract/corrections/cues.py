@@ -9,7 +9,10 @@ from extract.text import rx
 
 # explicit correction cues, in a Fact's own words (extract/chat marks corrections with them)
 CUE_EN = rx.compile(
-    r"\b(?:actually|instead|(?:switched|moved|changed)\s+(?:to|from|over|it\s+to)|"
+    r"\b(?:actually|instead|(?:switch(?:es|ed)?|mov(?:es|ed)|chang(?:es|ed))\s+"
+    r"(?:to|from|over|it\s+to)|"
+    # a quantity changed: "<verb> X to <number>"
+    r"(?:bump|increas|rais|reduc|lower|decreas|cut|drop)\w*\s+(?:\S+\s+){0,4}?to\s+\d|"
     r"make\s+that|no\s+longer|from\s+now\s+on|back\s+to|"
     r"(?:go|goes|going|went|switch(?:ed)?|chang(?:e|ed|ing)|mov(?:e|ed))\s+(?:it\s+)?back|"
     r"revert(?:ed|ing)?\s+to|as\s+before)\b",

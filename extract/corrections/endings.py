@@ -48,6 +48,29 @@ def ended_things(content: str, lang: Lang, pack: Pack | None = None) -> tuple[st
     return _ended_en(content, pack)
 
 
+# no more of a kind of thing: "没有<kind>了", "不再养<kind>", "no more <kind>s", "no longer
+# have any <kind>s", "don't have a <kind> any more"
+_NO_MORE_ZH = rx.compile(r"(?:没有|不再有|不再养|不养)(?:任何)?(?P<kind>[\u4e00-\u9fff]{1,4}?)了")
+_NO_MORE_EN = rx.compile(
+    r"\b(?:no\s+more|no\s+longer\s+(?:ha(?:ve|s)|owns?|keeps?)\s+(?:any|a|an)|"
+    r"(?:don't|do\s+not|doesn't)\s+(?:have|own|keep)\s+(?:any|a|an))\s+(?P<kind>[a-z]+?)s?\b",
+    rx.IGNORECASE,
+)
+
+
+def ended_kinds(content: str, lang: Lang, pack: Pack | None = None) -> tuple[str, ...]:
+    """The kinds of the user's world ``content`` says the user no longer has any of ("
+    <X>没有<pet word>了"): "pet" when the word is the pack's word for the kind (``pet_kind``).
+    graph/fact_writes.py retires the older Facts about every subject of that kind."""
+    pack = pack or current_pack()
+    found = (_NO_MORE_ZH if lang == "zh" else _NO_MORE_EN).search(content)
+    if found is None:
+        return ()
+    word = found.group("kind").lower()
+    kind_word = pack.words("pet_kind", lang).lower()
+    return ("pet",) if kind_word and word == kind_word else ()
+
+
 def _pattern(pack: Pack, lang: str) -> rx.Pattern:
     terms = pack.endings.get(lang, ())
     if lang == "zh":
@@ -162,4 +185,4 @@ def _ended_zh(content: str, pack: Pack) -> tuple[str, ...]:
     return ()
 
 
-__all__ = ["ended_things"]
+__all__ = ["ended_kinds", "ended_things"]
