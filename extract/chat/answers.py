@@ -53,6 +53,7 @@ from extract.chat.question import (
     _alternatives_zh,
     _picked,
     _question,
+    choice_topic_zh,
     listed_options,
 )
 from extract.chat.tokens import _key
@@ -193,7 +194,10 @@ def answered(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> Answer |
     if options:
         chosen = _picked(text, options, zh, adoc)
         if chosen:
-            content = f"{USER_ZH}选择了{chosen}" if zh else f"The user chose {chosen}"
+            topic = choice_topic_zh(question, options) if zh and q_zh else ""
+            if topic and topic in chosen:
+                topic = ""
+            content = f"{topic}{USER_ZH}选择了{chosen}" if zh else f"The user chose {chosen}"
             return _fact(msg, content, lang, nlp, kind="preference")
     if _OFFER_ZH.search(question) if q_zh else qdoc is not None and _offer_en(qdoc):
         return _declined(msg, text, zh)  # "Anything else I can help with?" + "no"

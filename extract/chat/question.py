@@ -97,6 +97,30 @@ def _alternatives_zh(question: str) -> tuple[str, ...]:
     return tuple(opts) if all(opts) and len(opts) >= 2 else ()
 
 
+def choice_topic_zh(question: str, options: tuple[str, ...]) -> str:
+    """What a choice question is about: the nouns before its first option and before the
+    addressee ("<X>您倾向 A 还是 B？" -> X), "" when there are none."""
+    pieces = [
+        p
+        for sent in _SENT_END.split(question)
+        for p in _CLAUSE.split(sent)
+        if options and options[0] in p
+    ]
+    body = pieces[-1] if pieces else ""
+    at = body.find(options[0]) if options else -1
+    if at <= 0:
+        return ""
+    words = [(w, f) for w, f in cut_zh(body[:at]) if w.strip()]
+    lead: list[str] = []
+    for w, f in words:
+        if f[:1] == "r" or f[:1] not in ("n", "v") or w in ("请问", "想问"):
+            break
+        if f[:1] != "n":
+            return ""  # a verb first: a frame, no topic ("选 A 还是 B")
+        lead.append(w)
+    return "".join(lead)
+
+
 def _alternatives_en(doc: Doc) -> tuple[str, ...]:
     """ "X or Y?": the conjuncts joined by "or"."""
     for t in doc:
@@ -222,4 +246,4 @@ def with_questions(
     return out
 
 
-__all__ = ["Turn", "listed_options", "with_questions"]
+__all__ = ["Turn", "choice_topic_zh", "listed_options", "with_questions"]

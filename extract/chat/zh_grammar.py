@@ -190,7 +190,11 @@ _PLACE_FRAMES = ("在", "到", "去", "于")
 
 def _timelike(phrase: str) -> bool:
     """A phrase of times and numbers (a when, not a where)."""
-    return all(f[:1] in ("t", "m", "q") or f == "l" for w, f in _cut(phrase) if w.strip())
+    return all(
+        f[:1] in ("t", "m", "q") or f == "l" or w.startswith("每")
+        for w, f in _cut(phrase)
+        if w.strip()
+    )
 
 
 _STOP_FLAGS = ("v", "u", "y", "c", "d", "x")

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from extract.corrections.cues import has_cue, is_weak, returns
@@ -202,6 +202,7 @@ def conflicts(
     """new fact id → the older fact id it replaces (at most one each)."""
     out: dict[str, str] = {}
     taken: set[str] = set()
+    replaced: dict[str, str] = {}  # a claim of this batch → the content it replaced
     for new in sorted(claims, key=lambda c: c.valid_from):
         if not candidate(new) or new.embedding is None or new.retracts:
             continue
@@ -212,12 +213,18 @@ def conflicts(
         if new.slot and any(k.slot == new.slot and k.fact_id != new.fact_id for k in known):
             continue  # an older value on the same slot: the write supersedes it already
         new_vals = values(new.content)
-        if not new_vals or _said_by_slot(new, new_vals, claims) or _said_by_retraction(new, claims):
+        # "go back to the original one": a return that names no value of its own
+        unnamed_return = not new_vals and new.correction and returns(new.content)
+        if not new_vals and not unnamed_return:
+            continue
+        if _said_by_slot(new, new_vals, claims) or _said_by_retraction(new, claims):
             continue
         found: list[tuple[float, Known, dict[str, str], bool]] = []
         for old in known:
             if old.fact_id == new.fact_id or old.fact_id in taken:
                 continue
+            if old.previous is None and old.fact_id in replaced:
+                old = replace(old, previous=replaced[old.fact_id])
             back = _back_to(new, old, new_vals)
             if old.embedding is None and not back:
                 continue  # too far to be replaced, unless it replaced the value new restores
@@ -232,7 +239,10 @@ def conflicts(
                 continue
             sim = cosine(new.embedding, old.embedding) if old.embedding is not None else 0.0
             old_vals = values(old.content)
-            if (sim < threshold and not back) or not _differs(new_vals, old_vals, weak):
+            if unnamed_return:  # the latest change on the attribute both name
+                if not old.previous or not _anchored(new.content, old.content):
+                    continue
+            elif (sim < threshold and not back) or not _differs(new_vals, old_vals, weak):
                 continue
             shared = len(_words(new.content) & _words(old.content) - {w.lower() for w in new_vals})
             kin = _typed(new.entities, old.content) & _typed(old.entities, new.content)
@@ -266,6 +276,7 @@ def conflicts(
         best = max(found, key=lambda x: x[0])[1]
         out[new.fact_id] = best.fact_id
         taken.add(best.fact_id)
+        replaced[new.fact_id] = best.content
     return out
 
 
@@ -277,6 +288,9 @@ def restorations(
     (B: the one ``replaces`` names, else the latest on its slot) replaced A and every new
     value the claim names is A's. The claim stays a new Fact citing its own Message."""
     by_id = {k.fact_id: k for k in known}
+    for new_id, old_id in replaces.items():  # what a claim of this batch replaced
+        if new_id in by_id and by_id[new_id].previous is None and old_id in by_id:
+            by_id[new_id] = replace(by_id[new_id], previous=by_id[old_id].content)
     out: dict[str, str] = {}
     for c in claims:
         replaced = by_id.get(replaces.get(c.fact_id, ""))

@@ -44,7 +44,8 @@ _STEM = 5  # English words sharing their first letters share a stem (emptied/emp
 
 
 def values(content: str) -> dict[str, str]:
-    """The value words of a Fact's content, each with its type ("num" or "name")."""
+    """The value words of a Fact's content, each with its type ("num", "name", or in English
+    "phrase": a common-noun value a change names, "Y instead", "… in Y")."""
     out: dict[str, str] = {}
     if _HAN.search(content):
         run: list[str] = []
@@ -76,7 +77,22 @@ def values(content: str) -> dict[str, str]:
             out[w] = "num"
         elif w[:1].isupper() and i > 0:
             out[w] = "name"
+    for found in (_INSTEAD_EN.search(content), _LAST_OBJECT_EN.search(content)):
+        phrase = found.group("value").lower() if found else ""
+        if phrase and not set(phrase.split()) & (_NOT_VALUE | _FUNCTION_EN):
+            out.setdefault(phrase, "phrase")  # "Y instead", "… in Y": a common-noun value
     return out
+
+
+# a value in common nouns: the words before "instead", the object a clause ends with
+_INSTEAD_EN = rx.compile(
+    r"(?:^|[:,;]\s*|\b(?:to|with|in|into)\s+)(?P<value>(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)"
+    r"\s+instead\b"
+)
+_LAST_OBJECT_EN = rx.compile(
+    r"\b(?:in|with|into)\s+(?:the\s+|a\s+|an\s+)?"
+    r"(?P<value>(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)\s*[.!]?$"
+)
 
 
 def _words(content: str) -> set[str]:

@@ -87,3 +87,12 @@ def test_a_pronoun_takes_whom_the_users_turn_before_named(run) -> None:  # type:
     # no antecedent before: nothing of "he" is filed as the user's
     alone = run("He is allergic to dogs though.")
     assert not any("allergic" in f.content and f.subject is None for f in alone.facts)
+
+
+def test_a_choice_keeps_what_the_question_was_about(en_nlp: Language, zh_nlp: Language) -> None:
+    msg = MessageRecord(
+        "m2", "u", "s", "user", "遮光的就行，睡得好。", TS, lang="zh",
+        asked="好的。卧室窗帘您要遮光的还是透光的？", asked_id="a1",
+    )  # fmt: skip
+    (fact,) = extract_chat(msg, en_nlp, zh_nlp).facts
+    assert "窗帘" in fact.content and "遮光" in fact.content
