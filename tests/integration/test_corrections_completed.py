@@ -160,3 +160,56 @@ async def test_a_life_change_retires_the_facts_of_the_thing_it_ends(
         "formattedContext"
     ]
     assert not current_lines(context, "garage on Maple Road"), context
+
+
+async def test_a_return_without_a_cue_word_in_one_batch(client: httpx.AsyncClient) -> None:
+    """A, then B for A, then "算了，X 还是 A" with no cue word, all in one addMessages."""
+    user = "u-flip-zh"
+    turns = [
+        msg("h1", user, "s1", "2026-10-01T09:00:00+00:00", "家里暖气我打算装燃气壁挂炉。"),
+        msg("h2", user, "s1", "2026-10-01T09:01:00+00:00", "想了想还是改成空气能的吧，省电。"),
+        msg("h3", user, "s1", "2026-10-01T09:02:00+00:00", "算了，暖气还是装燃气壁挂炉。"),
+    ]
+    await gql(client, ADD, m=turns)
+    facts = await _facts(client, user)
+    active = [f for f in facts if f["validity"] == "active"]
+    assert not any("空气能" in f["content"] for f in active), facts
+    assert any("壁挂炉" in f["content"] for f in active), facts
+    context = (await gql(client, RECALL, u=user, q="帮我约暖气安装"))["data"]["memory"][
+        "formattedContext"
+    ]
+    assert not current_lines(context, "空气能"), context
+
+
+async def test_a_keep_phrase_first_and_a_new_place_carry_the_rest(
+    client: httpx.AsyncClient,
+) -> None:
+    user = "u-keep-first"
+    await _say(
+        client,
+        msg(
+            "k1", user, "s1", "2026-10-01T09:00:00+00:00",
+            "My choir rehearsal is on Mondays at 6pm at the Elm Street hall, with Nadia.",
+        ),
+        msg(
+            "k2", user, "s2", "2026-10-08T09:00:00+00:00",
+            "Same time, but rehearsal moves to Harbour Park from next week.",
+        ),
+    )  # fmt: skip
+    active = [f for f in await _facts(client, user) if f["validity"] == "active"]
+    assert any(
+        "Harbour Park" in f["content"] and "Mondays" in f["content"] and "Nadia" in f["content"]
+        for f in active
+    ), active
+    assert not any("Elm Street" in f["content"] for f in active), active
+
+
+async def test_no_pets_any_more_retires_what_the_pet_needed(client: httpx.AsyncClient) -> None:
+    user = "u-no-pets"
+    await _say(
+        client,
+        msg("r1", user, "s1", "2026-10-01T09:00:00+00:00", "我家仓鼠豆豆只吃无糖的磨牙棒。"),
+        msg("r2", user, "s2", "2026-10-20T09:00:00+00:00", "豆豆上周走了，现在家里没有宠物了。"),
+    )
+    facts = await _facts(client, user)
+    assert [f["validity"] for f in facts if "磨牙棒" in f["content"]] == ["superseded"], facts

@@ -302,3 +302,38 @@ async def test_a_query_of_two_questions_finds_both_answers_first(
     r = data(await gql(world.client, TOP, u=user, q=query, now=NOW, n=3))["memory"]
     shown = " | ".join(it["content"] for it in r["midTermContext"])
     assert all(has(shown, v) for v in values), shown
+
+
+PEOPLE = [
+    "My landlord is Pieter Visser; he's 67 and lives in Utrecht.",
+    "He is allergic to cats, so no cat hair on the sofa when he visits.",
+    "我的 yoga 教练 Priya 是印度人，今年 41 岁。",
+    "我今年 33 岁。",
+]
+
+
+async def test_people_named_by_apposition_pronoun_and_a_latin_name_keep_their_facts(
+    world: World,
+) -> None:
+    """ "my <P> is N; he's 67", then "He is allergic …" in the next turn, and a Chinese role
+    with Latin words and a name: each Fact is that person's, and never the user's age."""
+    user = "u-people"
+    batch = [
+        {"id": f"p{n}", "userId": user, "sessionId": "s1", "role": "user", "content": text,
+         "timestamp": f"2026-11-04T09:{n:02d}:00+00:00"}
+        for n, text in enumerate(PEOPLE, 1)
+    ]  # fmt: skip
+    res = data(await gql(world.client, ADD, m=batch))["addMessages"]
+    assert res["errors"] == [], res
+    rows = data(await gql(world.client, SUBJECTS, u=user))["facts"]
+    facts = {f["id"]: f for f in data(await gql(world.client, FACTS, u=user))["facts"]}
+    by_value = {
+        v: [(r["subject"] or {}).get("name") for r in rows if has(facts[r["id"]]["content"], v)]
+        for v in ("67", "cats", "41", "33")
+    }
+    assert by_value["67"] and all(n and has(n, "landlord") for n in by_value["67"]), by_value
+    assert by_value["cats"] and all(n and has(n, "landlord") for n in by_value["cats"])
+    assert by_value["41"] and all(n and has(n, "教练") for n in by_value["41"]), by_value
+    assert by_value["33"] and all(about_user(n) for n in by_value["33"]), by_value
+    context = data(await gql(world.client, MEMORY, u=user, q="How old is my landlord?", now=NOW))
+    assert has(context["memory"]["formattedContext"], "67")
