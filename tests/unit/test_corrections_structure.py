@@ -70,12 +70,19 @@ def test_when_a_change_starts_is_no_changed_value() -> None:
     )
 
 
-def _known(fid: str, content: str, day: int, previous: str | None = None) -> Known:
+def _known(
+    fid: str,
+    content: str,
+    day: int,
+    previous: str | None = None,
+    kind: str = "preference",
+    polarity: str = "likes",
+) -> Known:
     return Known(
         fact_id=fid,
         content=content,
-        kind="preference",
-        polarity="likes",
+        kind=kind,
+        polarity=polarity,
         slot=None,
         valid_from=datetime(2026, 5, day, tzinfo=UTC),
         embedding=[1.0, 0.0],
@@ -152,15 +159,8 @@ def test_common_noun_values_and_a_return_that_names_no_value() -> None:
             correction=True,
         )
 
-    first = Known(
-        fact_id="a",
-        content="The user is having the hallway painted in sage green",
-        kind="fact",
-        polarity="neutral",
-        slot=None,
-        valid_from=datetime(2026, 5, 1, tzinfo=UTC),
-        embedding=[1.0, 0.0],
-        sources=("m1",),
+    first = _known(
+        "a", "The user is having the hallway painted in sage green", 1, None, "fact", "neutral"
     )
     change = claim("b", "The user: for the hallway: warm grey instead", 2)
     back = claim("c", "The user asks to go back to the original colour for the hallway", 3)
