@@ -264,7 +264,7 @@ def _template_zh(slot: str, value: str, money_text: str | None, subject: str) ->
 
 # --- a fact about an entity of the user's world ---------------------------------------------
 
-_MINE_LEAD_ZH = rx.compile(r"^(?:我们|咱们|我家|咱家|我|咱)的?")
+_MINE_LEAD_ZH = rx.compile(r"^(?:我们家|咱们家|我们|咱们|我家|咱家|我|咱)的?")
 _CLAUSE_LEAD_EN = rx.compile(r"^(?:and|but|yet|so|also|then)\b[\s,]*", rx.IGNORECASE)
 
 

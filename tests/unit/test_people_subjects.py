@@ -96,3 +96,11 @@ def test_a_choice_keeps_what_the_question_was_about(en_nlp: Language, zh_nlp: La
     )  # fmt: skip
     (fact,) = extract_chat(msg, en_nlp, zh_nlp).facts
     assert "窗帘" in fact.content and "遮光" in fact.content
+
+
+def test_the_familys_child_is_the_users_and_the_parents_wish_stays_theirs(run) -> None:  # type: ignore[no-untyped-def]
+    ex = run("我们家女儿下个月开始学游泳，只考虑离家 2 公里以内的泳馆。")
+    lesson = having(ex, "游泳")
+    assert lesson.subject == "女儿" and lesson.content.startswith("用户的女儿")
+    wish = having(ex, "2 公里")
+    assert wish.subject is None  # the speaker's consideration, not the daughter's
