@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     # each transaction; past it QUERY_TIMEOUT (below the call timeout, so it is the one seen)
     query_timeout_s: float = Field(default=15.0, gt=0)
     neo4j_call_timeout_s: float = Field(default=20.0, gt=0)  # one call, retries included
+    # causal chaining: each transaction carries the bookmarks of the process's writes before
+    # it (a cluster or Aura: no read runs on a member behind them); off for one server only
+    neo4j_causal: bool = True
 
     # The dev Neo4j started from Maven Central artifacts (tools/neo4j-dev).
     dev_home: Path = STATE / "neo4j"

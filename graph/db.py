@@ -22,6 +22,7 @@ from neo4j import (
     RoutingControl,
     unit_of_work,
 )
+from neo4j.api import AsyncBookmarkManager
 from neo4j.exceptions import AuthError as Neo4jAuthError
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
@@ -65,6 +66,7 @@ class Database:
         database: str,
         timeout_s: float | None = None,
         call_timeout_s: float | None = None,
+        bookmarks: AsyncBookmarkManager | None = None,
     ) -> None:
         self.driver = driver
         self.database = database
@@ -72,6 +74,10 @@ class Database:
         # a Neo4j that accepts connections but does not answer (starting up) makes no
         # request hang
         self.call_timeout_s = call_timeout_s
+        # causal chaining (GUMEM_NEO4J_CAUSAL): every transaction carries the bookmarks of
+        # the writes before it, so on a cluster a read never runs on a member that has not
+        # seen them (consolidation plans from the Facts just written); None: no chaining
+        self.bookmarks = bookmarks
 
     async def write(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
         return await self._run("write", work)
@@ -118,7 +124,7 @@ class Database:
                 params,
                 routing_=routing,
                 database_=self.database,
-                bookmark_manager_=None,  # as `read`/`write`: no causal chaining
+                bookmark_manager_=self.bookmarks,
                 result_transformer_=transform,
             )
         )
@@ -128,7 +134,8 @@ class Database:
             work = _timed(work, self.timeout_s)
 
         async def call() -> T:
-            async with self.driver.session(database=self.database) as session:
+            session = self.driver.session(database=self.database, bookmark_manager=self.bookmarks)
+            async with session:
                 if mode == "write":
                     return await session.execute_write(work)
                 return await session.execute_read(work)
@@ -175,7 +182,7 @@ class ReadScope(Database):
     """The reads of `Database.reads`: one explicit read transaction, opened lazily."""
 
     def __init__(self, db: Database) -> None:
-        super().__init__(db.driver, db.database, db.timeout_s, db.call_timeout_s)
+        super().__init__(db.driver, db.database, db.timeout_s, db.call_timeout_s, db.bookmarks)
         self._session: AsyncSession | None = None
         self._tx: AsyncTransaction | None = None
 
@@ -192,7 +199,9 @@ class ReadScope(Database):
         async def call() -> T:
             if self._tx is None:
                 self._session = self.driver.session(
-                    database=self.database, default_access_mode=READ_ACCESS
+                    database=self.database,
+                    default_access_mode=READ_ACCESS,
+                    bookmark_manager=self.bookmarks,
                 )
                 self._tx = await self._session.begin_transaction(timeout=self.timeout_s)
             return await transform(await self._tx.run(cypher, params))

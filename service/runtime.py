@@ -134,6 +134,7 @@ class Runtime:
             self.settings.neo4j_database,
             self.settings.query_timeout_s,
             self.settings.neo4j_call_timeout_s,
+            driver.execute_query_bookmark_manager if self.settings.neo4j_causal else None,
         )
         try:
             await driver.verify_connectivity()
