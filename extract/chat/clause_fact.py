@@ -145,7 +145,7 @@ def _analyse(
         kind = SLOT_KIND.get(slot.split(":", 1)[0], kind)
         polarity = "likes" if kind == "preference" else "neutral"
     if about is not None:  # someone else's fact: never the user's preference; its own slot
-        if _condition(text, lang):
+        if _condition(text):
             kind = "constraint"  # "<P> has diabetes": a constraint to respect for them
         slot, value = subject_slot(about.subject, text, slot, value, lang)
         taste = kind == "preference"
@@ -158,10 +158,7 @@ def _analyse(
         if kind == "plan" and dated is None and time_range(text, msg.timestamp) is None:
             kind = "preference"  # "<P> 一直想去 X": a wish of theirs, no event to come
         reason = _not_stored_about(
-            about.subject,
-            "preference" if taste else kind,
-            slot,
-            _reports_an_event(text, toks),
+            about.subject, "preference" if taste else kind, slot, _reports_an_event(text, toks)
         )
         if reason:
             return _reject(msg, reason, raw.strip())

@@ -10,9 +10,9 @@ assistant turns are skipped (a fact the user confirmed comes from the user's own
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import replace
-from functools import cache
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -23,8 +23,8 @@ from extract.chat.clause import _strip
 from extract.chat.clause_fact import _About, _analyse, _reject
 from extract.chat.lexicon import _FIRST_PERSON_ZH, _TRAIL
 from extract.chat.owner import _CHANGED_ZH, _OPENS_WITH_CHANGE_ZH, _carry
-from extract.chat.segments import _clauses
-from extract.chat.subject import Subject
+from extract.chat.segments import _clauses, _Piece
+from extract.chat.subject import Subject, synonyms
 from extract.chat.subject_en import anaphor_led_en, coordinated_en, subject_en
 from extract.chat.subject_slot import anaphor_attr
 from extract.chat.subject_zh import anaphor_led_zh, noun_phrase_zh, subject_zh, subjectless_zh
@@ -39,31 +39,63 @@ log = logging.getLogger(__name__)
 # --- assembly -----------------------------------------------------------------------------
 
 
+@dataclass
+class _Earlier:
+    """The user's turn just before the one being read: whom it was about, parsed once and
+    only when a clause needs it (an anaphor with no antecedent, a name it may have said)."""
+
+    text: str
+    lang: Lang
+    nlp: Language
+
+    @cached_property
+    def subject(self) -> Subject | None:
+        """The entity of the user's world the turn names last (whom a "he" after it means)."""
+        last: Subject | None = None
+        for _clause, _stripped, about in _walk(self.nlp(self.text), self.lang):
+            last = about.subject if about is not None else last
+        return last
+
+    def may_name(self, name: str) -> bool:
+        """Whether the turn can have named ``name``: it says it (spacing aside), or the pack
+        gives it other words an alias may hold."""
+        said = self.text.replace(" ", "").lower()
+        return name.replace(" ", "").lower() in said or bool(synonyms(name, self.lang))
+
+
+def _walk(
+    doc: Doc, lang: Lang, earlier: _Earlier | None = None
+) -> Iterator[tuple[_Piece, tuple[int, int, str, bool], _About | None]]:
+    """Each clause of a parsed turn with its stripped text and the entity it is about,
+    carrying what the clause before was about and the last entity named."""
+    # (sentence, what the clause before was about: None for the user), the last entity named
+    prev: tuple[int, Subject | None] = (-1, None)
+    named_last: Subject | None = None
+    for clause in _clauses(doc, lang):
+        stripped = _strip(doc, clause.start, clause.end, lang)
+        before = prev[1] if prev[0] == clause.sent else None
+        about = _about(doc, lang, stripped, before, named_last, earlier)
+        prev = (clause.sent, about.subject if about else None)
+        if about is not None:
+            named_last = about.subject
+        elif lang == "zh":  # "我要去的 X，它的 A 是 Z": the thing a bare phrase names
+            named_last = noun_phrase_zh(stripped[2]) or named_last
+        yield clause, stripped, about
+
+
 def _extract_doc(
-    msg: MessageRecord, doc: Doc, lang: Lang, earlier: Callable[[], Subject | None] | None = None
+    msg: MessageRecord, doc: Doc, lang: Lang, earlier: _Earlier | None = None
 ) -> Extraction:
-    """The Facts and Rejections of a parsed turn; ``earlier`` gives whom the user's turn
-    before it was about, for an anaphor this turn has no antecedent for."""
+    """The Facts and Rejections of a parsed turn; ``earlier`` is the user's turn before it,
+    for an anaphor or a name this turn has no antecedent for."""
     by_key: dict[str, FactDraft] = {}
     rejections: list[Rejection] = []
     corrected_sents: set[int] = set()
     marked: set[int] = set()  # sentences with a clause that is only a change marker
     carried: str | None = None
     owner: tuple[int, str | None] = (-1, None)  # (sentence, the user's thing it opened with)
-    # (sentence, what the clause before was about: None for the user), the last entity named
-    prev: tuple[int, Subject | None] = (-1, None)
-    named_last: Subject | None = None
-    for clause in _clauses(doc, lang):
+    for clause, stripped, about in _walk(doc, lang, earlier):
         owned = None
-        stripped = _strip(doc, clause.start, clause.end, lang)
-        about = _about(
-            doc, lang, stripped, prev[1] if prev[0] == clause.sent else None, named_last, earlier
-        )
-        prev = (clause.sent, about.subject if about else None)
-        if about is not None:
-            named_last = about.subject
-        elif lang == "zh":  # "我要去的 X，它的 A 是 Z": the thing a bare phrase names
-            named_last = noun_phrase_zh(stripped[2]) or named_last
         if lang == "zh":
             bare = stripped[2]
             if owner[0] != clause.sent:
@@ -110,7 +142,7 @@ def _about(
     stripped: tuple[int, int, str, bool],
     before: Subject | None,
     named: Subject | None,
-    earlier: Callable[[], Subject | None] | None = None,
+    earlier: _Earlier | None = None,
 ) -> _About | None:
     """The entity of the user's world a clause is about: its own subject, the one its
     anaphor stands for (named before in this turn, else in the user's turn before), or the
@@ -129,14 +161,16 @@ def _about(
         pron = tok.text if tok is not None else None
         bare = coordinated_en(toks)
     if own is not None and not own.mine:  # a name said before: that one ("Ilse 的 A 是 Z")
-        known = named if named is not None else (earlier() if earlier is not None else None)
+        known = named
+        if known is None and earlier is not None and earlier.may_name(own.name):
+            known = earlier.subject
         if known is not None and _names(own, known):
             own = replace(known, attr=own.attr)
     if own is not None:
         return _About(own, "own")
     neuter = pron is not None and pron.lower().rstrip("的") in ("it", "its", "其", "它")
     if pron and named is None and earlier is not None:
-        named = earlier()
+        named = earlier.subject
     if pron and named is not None and (neuter or named.kind in ("person", "pet")):
         return _About(replace(named, attr=anaphor_attr(text, toks, lang)), pron)
     if bare and before is not None:
@@ -151,33 +185,13 @@ def _names(own: Subject, known: Subject) -> bool:
     return bool(name) and any(name == f.lower() or name in f.lower().split() for f in forms if f)
 
 
-def _last_named(text: str, lang: Lang, nlp: Language) -> Subject | None:
-    """The entity of the user's world a turn names last (whom a "he" after it means)."""
-    doc = nlp(text)
-    named: Subject | None = None
-    prev: tuple[int, Subject | None] = (-1, None)
-    for clause in _clauses(doc, lang):
-        stripped = _strip(doc, clause.start, clause.end, lang)
-        about = _about(doc, lang, stripped, prev[1] if prev[0] == clause.sent else None, named)
-        prev = (clause.sent, about.subject if about else None)
-        named = about.subject if about is not None else named
-    return named
-
-
-def _earlier(
-    msg: MessageRecord, en_nlp: Language, zh_nlp: Language
-) -> Callable[[], Subject | None] | None:
-    """Whom the user's turn before ``msg`` was about, read (once) only when asked for."""
+def _earlier(msg: MessageRecord, en_nlp: Language, zh_nlp: Language) -> _Earlier | None:
+    """The user's turn before ``msg``, when there is one (parsed only when asked about)."""
     text = (msg.said_before or "").strip()
     if not text:
         return None
     lang = detect_lang(text, default=msg.lang)
-
-    @cache
-    def read() -> Subject | None:
-        return _last_named(text, lang, zh_nlp if lang == "zh" else en_nlp)
-
-    return read
+    return _Earlier(text, lang, zh_nlp if lang == "zh" else en_nlp)
 
 
 def _precheck(msg: MessageRecord) -> Extraction | None:

@@ -236,10 +236,9 @@ def _owned(content: str, owner: str) -> str:
 # --- someone else's fact: what is stored of it -----------------------------------------------
 
 
-def _condition(text: str, lang: Lang) -> bool:
+def _condition(text: str) -> bool:
     """A health condition named in any of the pack's languages (a Chinese turn may name it
     in English: "我<P>有 <condition in English>")."""
-    del lang  # mixed turns are common: every language's terms are read
     low = text.lower()
     return any(t.lower() in low for terms in current_pack().conditions.values() for t in terms)
 

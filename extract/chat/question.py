@@ -113,7 +113,7 @@ def choice_topic_zh(question: str, options: tuple[str, ...]) -> str:
     words = [(w, f) for w, f in cut_zh(body[:at]) if w.strip()]
     lead: list[str] = []
     for w, f in words:
-        if f[:1] == "r" or f[:1] not in ("n", "v") or w in ("请问", "想问"):
+        if f[:1] not in ("n", "v") or w in ("请问", "想问"):
             break
         if f[:1] != "n":
             return ""  # a verb first: a frame, no topic ("选 A 还是 B")

@@ -208,12 +208,8 @@ def _keep_only(doc: Doc, p: _Piece, lang: Lang) -> bool:
     text = _strip(doc, p.start, p.end, lang)[2]
     if lang == "zh":
         return zh_grammar.keep_clause(text)
-    words = text.split()
-    return (
-        0 < len(words) <= _KEEP_MAX_WORDS
-        and bool(KEEP_EN.search(text))
-        and all(KEEP_EN.search(part) for part in text.split(",") if part.strip())
-    )
+    parts = [part for part in text.split(",") if part.strip()]
+    return 0 < len(text.split()) <= _KEEP_MAX_WORDS and all(KEEP_EN.search(x) for x in parts)
 
 
 _KEEP_MAX_WORDS = 6

@@ -60,17 +60,25 @@ def _person_en(noun: Token, attr: str | None = None) -> Subject | None:
     return None
 
 
+def _related(rel: Token, name: str, attr: str | None = None) -> Subject | None:
+    """The user's <P> a relation noun names, with the person's name as its alias; None when
+    ``rel`` is not a people noun of the pack."""
+    kind = _people_kind(rel.lemma_, "en")
+    if kind is None:
+        return None
+    rel_np = _np_text_en(rel)
+    aliases = _aliases([name], rel.text, "en")
+    return Subject(rel_np, kind, aliases, mine=True, attr=attr, relation=rel_np)
+
+
 def _named_relation_en(verb: Token, subj: Token) -> Subject | None:
     """ "N is my <P>": the relation, with the name as its alias."""
     if verb.lemma_ != "be" or subj.pos_ != "PROPN":
         return None
     rel = next((c for c in verb.children if c.dep_ == "attr"), None)
-    if rel is None or not _owned_en(rel) or _people_kind(rel.lemma_, "en") is None:
+    if rel is None or not _owned_en(rel):
         return None
-    name = " ".join(t.text for t in subj.subtree if t.pos_ == "PROPN")
-    kind = _people_kind(rel.lemma_, "en") or "person"
-    rel_np = _np_text_en(rel)
-    return Subject(rel_np, kind, _aliases([name], rel.text, "en"), mine=True, relation=rel_np)
+    return _related(rel, " ".join(t.text for t in subj.subtree if t.pos_ == "PROPN"))
 
 
 def _appositive_en(subj: Token) -> Subject | None:
@@ -78,29 +86,22 @@ def _appositive_en(subj: Token) -> Subject | None:
     if subj.pos_ != "PROPN":
         return None
     rel = next((c for c in subj.children if c.dep_ == "appos" and _owned_en(c)), None)
-    if rel is None or _people_kind(rel.lemma_, "en") is None:
+    if rel is None:
         return None
-    name = " ".join(t.text for t in subj.subtree if t.pos_ == "PROPN" and t.i < rel.i)
-    kind = _people_kind(rel.lemma_, "en") or "person"
-    rel_np = _np_text_en(rel)
-    return Subject(rel_np, kind, _aliases([name], rel.text, "en"), mine=True, relation=rel_np)
+    names = (t.text for t in subj.subtree if t.pos_ == "PROPN" and t.i < rel.i)
+    return _related(rel, " ".join(names))
 
 
 def _relation_named_en(verb: Token, subj: Token) -> Subject | None:
     """ "my <P> is N": the relation, with the name as its alias and the name as what the
     clause gives it."""
-    if verb.lemma_ != "be" or not _owned_en(subj) or _people_kind(subj.lemma_, "en") is None:
+    if verb.lemma_ != "be" or not _owned_en(subj):
         return None
     value = next((c for c in verb.children if c.dep_ == "attr"), None)
     if value is None or value.pos_ != "PROPN" or value.ent_type_ in ("NORP", "GPE", "LANGUAGE"):
         return None
     name = " ".join(t.text for t in value.subtree if t.pos_ == "PROPN")
-    kind = _people_kind(subj.lemma_, "en") or "person"
-    rel_np = _np_text_en(subj)
-    attr = current_pack().words("name", "en") or None
-    return Subject(
-        rel_np, kind, _aliases([name], subj.text, "en"), mine=True, attr=attr, relation=rel_np
-    )
+    return _related(subj, name, current_pack().words("name", "en") or None)
 
 
 def _possessor_en(subj: Token, verb: Token) -> Subject | None:

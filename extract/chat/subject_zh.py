@@ -314,7 +314,7 @@ def _a_person_name_zh(text: str) -> bool:
     words = _words(text)
     if not words:
         return bool(text) and text[:1].isascii() and text[:1].isalpha()
-    return all(f == "nr" or f == "eng" for _w, f in words)
+    return all(f in ("nr", "eng") for _w, f in words)
 
 
 _AGE_ZH = rx.compile(r"[\d一二两三四五六七八九十百]+\s*(?:周)?岁")

@@ -317,8 +317,9 @@ def _wording_about_en(doc: Doc, start: int, end: int, about: Subject, via: str) 
             before = _rewrite_en(doc, start, pron.idx, USER_EN) if pron.idx > start else ""
             after = _rewrite_en(doc, pron.idx + len(pron.text), end, USER_EN)
             if after.startswith("'") and pron.i + 1 < len(doc):  # "she's 71": "<P> is 71"
-                full = _UNCONTRACTED.get((after.split(" ", 1)[0].lower(), doc[pron.i + 1].lemma_))
-                after = full + after[len(after.split(" ", 1)[0]) :] if full else after
+                head = after.split(" ", 1)[0]
+                full = _UNCONTRACTED.get((head.lower(), doc[pron.i + 1].lemma_))
+                after = full + after[len(head) :] if full else after
             glue = "" if after.startswith("'") else " "
             out = " ".join(w for w in (before, name) if w) + (glue + after if after else "")
     out = out.strip().rstrip(".")

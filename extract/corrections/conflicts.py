@@ -223,13 +223,13 @@ def conflicts(
         for old in known:
             if old.fact_id == new.fact_id or old.fact_id in taken:
                 continue
+            if old.valid_from > new.valid_from or set(old.sources) & set(new.sources):
+                continue
             if old.previous is None and old.fact_id in replaced:
                 old = replace(old, previous=replaced[old.fact_id])
             back = _back_to(new, old, new_vals)
             if old.embedding is None and not back:
                 continue  # too far to be replaced, unless it replaced the value new restores
-            if old.valid_from > new.valid_from or set(old.sources) & set(new.sources):
-                continue
             # an explicit cue names a change: the kind wording may differ, the polarity not;
             # a slot value without a cue only replaces a Fact that names its attribute
             if _other_slots(new, old):
