@@ -138,6 +138,17 @@ def named(entity: dict[str, Any], *names: str) -> bool:
     return any(has(n, want) for n in [entity["name"], *entity["aliases"]] for want in names)
 
 
+async def said(w: World, user: str, texts: list[str], day: str) -> None:
+    """The user's turns, one session, a minute apart on ``day``, in one addMessages."""
+    batch = [
+        {"id": f"{user}-{n}", "userId": user, "sessionId": "s1", "role": "user", "content": text,
+         "timestamp": f"{day}T09:{n:02d}:00+00:00"}
+        for n, text in enumerate(texts, 1)
+    ]  # fmt: skip
+    res = data(await gql(w.client, ADD, m=batch))["addMessages"]
+    assert res["errors"] == [], res
+
+
 async def recall(w: World, query: str) -> str:
     """memory(query, now) 18 days later: its formatted context, the cited ids blanked (a
     value such as "36" must not be found inside a hex id)."""
@@ -292,13 +303,7 @@ async def test_a_query_of_two_questions_finds_both_answers_first(
     """Each question is ranked on its own: the first three items hold both answers, though
     the user said far more about the first matter than about the second."""
     user = "u-two-questions"
-    batch = [
-        {"id": f"q{n}", "userId": user, "sessionId": "s1", "role": "user", "content": text,
-         "timestamp": f"2026-11-03T09:{n:02d}:00+00:00"}
-        for n, text in enumerate(TWO, 1)
-    ]  # fmt: skip
-    res = data(await gql(world.client, ADD, m=batch))["addMessages"]
-    assert res["errors"] == [], res
+    await said(world, user, TWO, "2026-11-03")
     r = data(await gql(world.client, TOP, u=user, q=query, now=NOW, n=3))["memory"]
     shown = " | ".join(it["content"] for it in r["midTermContext"])
     assert all(has(shown, v) for v in values), shown
@@ -318,13 +323,7 @@ async def test_people_named_by_apposition_pronoun_and_a_latin_name_keep_their_fa
     """ "my <P> is N; he's 67", then "He is allergic …" in the next turn, and a Chinese role
     with Latin words and a name: each Fact is that person's, and never the user's age."""
     user = "u-people"
-    batch = [
-        {"id": f"p{n}", "userId": user, "sessionId": "s1", "role": "user", "content": text,
-         "timestamp": f"2026-11-04T09:{n:02d}:00+00:00"}
-        for n, text in enumerate(PEOPLE, 1)
-    ]  # fmt: skip
-    res = data(await gql(world.client, ADD, m=batch))["addMessages"]
-    assert res["errors"] == [], res
+    await said(world, user, PEOPLE, "2026-11-04")
     rows = data(await gql(world.client, SUBJECTS, u=user))["facts"]
     facts = {f["id"]: f for f in data(await gql(world.client, FACTS, u=user))["facts"]}
     by_value = {

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 from spacy.language import Language
 
+from extract.chat.facts import extract_chat
 from extract.text.lang import detect_lang
 from extract.text.nlp import load_chinese, load_english
-from extract.types import MessageRecord
+from extract.types import Extraction, MessageRecord
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -53,3 +55,16 @@ def seed_zh() -> list[MessageRecord]:
 @pytest.fixture(scope="session")
 def seed_en() -> list[MessageRecord]:
     return load_seed("seed_en.json")
+
+
+@pytest.fixture
+def said(en_nlp: Language, zh_nlp: Language) -> Callable[..., Extraction]:
+    """A user's chat turn as extraction reads it: its text at ``at``, after the user's own
+    turn ``said_before`` when given. A module binds its own time: ``partial(said, at=TS)``."""
+
+    def go(text: str, at: datetime, said_before: str | None = None) -> Extraction:
+        lang = detect_lang(text)
+        msg = MessageRecord("m1", "u", "s", "user", text, at, lang=lang, said_before=said_before)
+        return extract_chat(msg, en_nlp, zh_nlp)
+
+    return go

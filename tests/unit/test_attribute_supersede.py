@@ -5,17 +5,14 @@ the user's facts. Examples are our own, in domains of their own."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 import pytest
-from spacy.language import Language
 
-from extract.chat.facts import extract_chat
 from extract.corrections.conflicts import Claim, Known, conflicts
 from extract.corrections.cues import is_weak
 from extract.corrections.values import attribute
-from extract.text.lang import detect_lang
-from extract.types import Extraction, MessageRecord
 
 T0 = datetime(2026, 4, 1, 8, tzinfo=UTC)
 NEAR = [1.0, 0.1, 0.0]
@@ -104,12 +101,8 @@ TS = datetime(2026, 6, 3, 9, tzinfo=UTC)
 
 
 @pytest.fixture
-def run(en_nlp: Language, zh_nlp: Language):  # type: ignore[no-untyped-def]
-    def go(text: str) -> Extraction:
-        msg = MessageRecord("m1", "u", "s", "user", text, TS, lang=detect_lang(text))
-        return extract_chat(msg, en_nlp, zh_nlp)
-
-    return go
+def run(said):  # type: ignore[no-untyped-def]
+    return partial(said, at=TS)
 
 
 def test_a_leading_change_marker_cues_the_rest_of_its_sentence(run) -> None:  # type: ignore[no-untyped-def]

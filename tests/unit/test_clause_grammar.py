@@ -5,25 +5,21 @@ negative constraints, and conditionals that are only possibilities."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 
 import pytest
 from spacy.language import Language
 
 from extract.chat import clause_grammar as cg
 from extract.chat.facts import extract_chat
-from extract.text.lang import detect_lang
 from extract.types import Extraction, MessageRecord
 
 TS = datetime(2026, 3, 9, 8, tzinfo=UTC)
 
 
 @pytest.fixture
-def run(en_nlp: Language, zh_nlp: Language):  # type: ignore[no-untyped-def]
-    def go(text: str) -> Extraction:
-        msg = MessageRecord("m1", "u", "s", "user", text, TS, lang=detect_lang(text))
-        return extract_chat(msg, en_nlp, zh_nlp)
-
-    return go
+def run(said):  # type: ignore[no-untyped-def]
+    return partial(said, at=TS)
 
 
 def contents(ex: Extraction) -> list[str]:

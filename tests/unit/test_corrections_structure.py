@@ -6,29 +6,22 @@ a change replaced needs no cue word, and "no pets any more" names a kind that en
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 
 import pytest
-from spacy.language import Language
 
-from extract.chat.facts import extract_chat
 from extract.chat.zh_grammar import carry_over
 from extract.corrections.carry import carry_over_en, carry_quantity
 from extract.corrections.conflicts import Claim, Known, conflicts, restorations
 from extract.corrections.cues import has_cue
 from extract.corrections.endings import ended_kinds
-from extract.text.lang import detect_lang
-from extract.types import Extraction, MessageRecord
 
 TS = datetime(2026, 5, 6, 9, tzinfo=UTC)
 
 
 @pytest.fixture
-def run(en_nlp: Language, zh_nlp: Language):  # type: ignore[no-untyped-def]
-    def go(text: str) -> Extraction:
-        msg = MessageRecord("m1", "u", "s", "user", text, TS, lang=detect_lang(text))
-        return extract_chat(msg, en_nlp, zh_nlp)
-
-    return go
+def run(said):  # type: ignore[no-untyped-def]
+    return partial(said, at=TS)
 
 
 def test_a_keep_phrase_first_binds_to_the_change_after_it(run) -> None:  # type: ignore[no-untyped-def]

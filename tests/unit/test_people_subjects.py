@@ -7,26 +7,20 @@ antecedent is in the user's turn before. Domains in none of the data files."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 
 import pytest
 from spacy.language import Language
 
 from extract.chat.facts import extract_chat
-from extract.text.lang import detect_lang
 from extract.types import Extraction, FactDraft, MessageRecord
 
 TS = datetime(2026, 5, 6, 9, tzinfo=UTC)
 
 
 @pytest.fixture
-def run(en_nlp: Language, zh_nlp: Language):  # type: ignore[no-untyped-def]
-    def go(text: str, said_before: str | None = None) -> Extraction:
-        msg = MessageRecord(
-            "m1", "u", "s", "user", text, TS, lang=detect_lang(text), said_before=said_before
-        )
-        return extract_chat(msg, en_nlp, zh_nlp)
-
-    return go
+def run(said):  # type: ignore[no-untyped-def]
+    return partial(said, at=TS)
 
 
 def having(ex: Extraction, needle: str) -> FactDraft:

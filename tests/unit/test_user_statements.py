@@ -4,25 +4,19 @@ the change cue, bound names and relative days resolved in fact content."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 
 import pytest
-from spacy.language import Language
 
-from extract.chat.facts import extract_chat
-from extract.text.lang import detect_lang
 from extract.text.timecues import resolve_relative_days
-from extract.types import Extraction, MessageRecord
+from extract.types import Extraction
 
 TS = datetime(2026, 5, 6, 9, tzinfo=UTC)  # a Wednesday
 
 
 @pytest.fixture
-def run(en_nlp: Language, zh_nlp: Language):  # type: ignore[no-untyped-def]
-    def go(text: str) -> Extraction:
-        msg = MessageRecord("m1", "u", "s", "user", text, TS, lang=detect_lang(text))
-        return extract_chat(msg, en_nlp, zh_nlp)
-
-    return go
+def run(said):  # type: ignore[no-untyped-def]
+    return partial(said, at=TS)
 
 
 def contents(ex: Extraction) -> list[str]:
