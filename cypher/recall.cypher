@@ -40,6 +40,7 @@ CALL () {
   OPTIONAL MATCH (s)-[:IN_TOPIC]->(t:Topic)
   RETURN collect(s {.summary_id, .content, .topic, .kind, .confidence, .retrieval_boost,
     .decay_factor, .source_facts, .memory_status, .anchors,
+    about: CASE WHEN s.subject_kind = 'person' THEN s.subject END,
     event_start: [s.event_start.epochSeconds, s.event_start.microsecond, s.event_start.offsetSeconds],
     event_end: [s.event_end.epochSeconds, s.event_end.microsecond, s.event_end.offsetSeconds],
     sv: vector.similarity.cosine(s.embedding, $qvec),

@@ -1,4 +1,5 @@
-// New Summary versions with SUPPORTS / IN_TOPIC / MENTIONS edges.
+// New Summary versions with SUPPORTS / IN_TOPIC / MENTIONS edges; s.subject (and its kind)
+// names the entity of the user's world all its Facts speak of (null: the user).
 // A Summary one of whose Facts is gone (deleted meanwhile) is not written.
 UNWIND $summaries AS row
 WITH row WHERE all(fid IN row.source_facts WHERE EXISTS { MATCH (:Fact {fact_id: fid}) })
@@ -12,9 +13,11 @@ MERGE (s:Summary {summary_id: row.summary_id})
     s.validity = 'active', s.memory_status = 'active', s.retrieval_boost = 1.0,
     s.evidence_json = row.evidence_json, s.anchors = row.anchors,
     s.embedding = row.embedding, s.created_at = $now, s.updated_at = $now,
-    s.version = row.version, s.lang = row.lang, s.scope = $scope
+    s.version = row.version, s.lang = row.lang, s.scope = $scope, s.subject = row.subject,
+    s.subject_kind = row.subject_kind
   // the same facts and text as an older version (e.g. a deleted correction): revive it
-  ON MATCH SET s.validity = 'active', s.updated_at = $now
+  ON MATCH SET s.validity = 'active', s.updated_at = $now, s.subject = row.subject,
+    s.subject_kind = row.subject_kind
 MERGE (s)-[:IN_TOPIC]->(t)
 WITH s, row
 CALL (s, row) {

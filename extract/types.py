@@ -169,6 +169,8 @@ class SummaryDraft:
     anchors: tuple[str, ...] = ()
     evidence: dict[str, Any] = field(default_factory=dict)
     kind: str = "general"
+    subject: str | None = None  # the entity of the user's world it speaks of; None: the user
+    subject_kind: str = "user"
 
 
 class Embedder(Protocol):

@@ -50,6 +50,11 @@ def subject_kind(d: FactDraft) -> str:
     return d.subject_kind if d.subject_kind not in ("", "user") else "thing"
 
 
+def _name_words(names: list[str]) -> list[str]:
+    """The capitalised Latin words of a person's names (a given name, a family name)."""
+    return [w.lower() for n in names for w in n.split() if len(w) >= 3 and w.istitle()]
+
+
 def subject_row(
     tenant: str, user_id: str, d: FactDraft, parts: tuple[FactDraft, ...] = ()
 ) -> dict[str, Any] | None:
@@ -62,6 +67,8 @@ def subject_row(
     given = [d.subject, *(n for p in same for n in (p.subject or "", *p.subject_aliases))]
     names = list(dict.fromkeys(display(n) for n in given if n.strip()))
     terms = list(dict.fromkeys(t for n in names if (t := match_form(n))))
+    if subject_kind(d) == "person":  # "Ruth Penhale" is also found as "Ruth"
+        terms += [t for t in dict.fromkeys(_name_words(names)) if t not in terms]
     return {
         "entity_id": world_entity_id(tenant, user_id, key),
         "key": key,

@@ -162,6 +162,8 @@ class Summary(Scoped):
     retrieval_boost = FloatProperty(default=1.0)
     evidence_json = StringProperty(default="{}")
     anchors = ArrayProperty(StringProperty(), default=list)
+    subject = StringProperty()  # the entity of the user's world it speaks of; None: the user
+    subject_kind = StringProperty()
     embedding = ArrayProperty(FloatProperty())
     created_at = DateTimeNeo4jFormatProperty()
     updated_at = DateTimeNeo4jFormatProperty()

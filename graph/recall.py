@@ -82,6 +82,7 @@ class SummaryCandidate:
     event_end: datetime | None
     sv: float = 0.0
     tv: float = 0.0
+    about: str | None = None  # the person of the user's world its Facts speak of
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,7 @@ def _summary(r: dict[str, Any]) -> SummaryCandidate:
         event_end=instant(r["event_end"]),
         sv=float(r["sv"] or 0.0),
         tv=float(r["tv"] or 0.0),
+        about=r.get("about"),
     )
 
 

@@ -131,6 +131,8 @@ def summary_row(tenant: str, user_id: str, ns: NewSummary) -> dict[str, Any]:
         "anchors": list(d.anchors),
         "embedding": ns.embedding,
         "lang": d.lang,
+        "subject": d.subject,
+        "subject_kind": d.subject_kind,
         "entities": entity_rows(tenant, user_id, d.entities),
     }
 

@@ -1,6 +1,7 @@
-"""Turns about someone else in recall: the weight a turn extraction found no memory in is
+"""Memory about someone else in recall: the weight a turn extraction found no memory in is
 ranked at (`rejected_scales`: in full when the query names the person it is about, lower
-when the query is about the user's own matters), and whether a query asks about someone
+when the query is about the user's own matters), the same for Facts and Summaries about
+someone else (`others_scales`, `summary_aside`), and whether a query asks about someone
 other than the user (`asks_about_others`)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
+from extract.chat.subject import occupation
 from extract.packs import current as current_pack
 from extract.packs.pack import Pack
 from extract.text import rx
@@ -83,6 +85,54 @@ def _people_words(pack: Pack) -> tuple[tuple[str, ...], frozenset[str]]:
     zh = (*pack.people.get("zh", ()), *pack.household.get("zh", ()))
     en = frozenset(w.lower() for w in (*pack.people.get("en", ()), *pack.household.get("en", ())))
     return zh, en
+
+
+def others_scales(c: Candidates, query: str, others: float) -> dict[str, float]:
+    """The weight of the Facts about someone else that a query about the user's own matters
+    neither names nor asks about, and of the turns only such Facts cite: `others` (a person's;
+    the events, places and things of the user's world are the user's matters too). Someone
+    else's attribute or routine is their matter; their constraint (an allergy, a condition)
+    keeps its weight, as a plan of the user's may have to respect it, and so does what is
+    known of someone who works for the user (their routine is the user's appointment)."""
+    if not c.details or asks_about_others(query):
+        return {}
+    low = query.lower()
+    words = frozenset(WORDS.findall(low))
+    named = {f.id for f in c.entity_facts}
+    out: dict[str, float] = {}
+    kept: set[str] = set()
+    for fid, d in c.details.items():
+        f = d.get("fact") or {}
+        sources = f.get("source_message_ids") or ()
+        who = _about(d) if f.get("subject_kind") == "person" else None
+        if who is None or fid in named or f.get("kind") == "constraint" or occupation([who]):
+            kept.update(sources)
+            continue
+        if _names(who, low, words):
+            kept.update(sources)
+            continue
+        out[fid] = others
+        out.update(dict.fromkeys(sources, others))
+    return {i: s for i, s in out.items() if i not in kept}
+
+
+_FIRST_EN = frozenset({"i", "me", "my", "mine", "myself"})
+
+
+def speaks_of_self(query: str) -> bool:
+    """Whether a query is in the first person ("I", "my", "我"): it asks about the user's
+    own matters, so memory about someone it does not name is not shown for it."""
+    low = query.lower()
+    return "我" in low or bool(frozenset(WORDS.findall(low)) & _FIRST_EN)
+
+
+def summary_aside(about: str | None, query: str) -> bool:
+    """Whether a Summary about someone else is aside from a query about the user's own
+    matters (it neither names them nor asks about anyone)."""
+    if about is None:
+        return False
+    low = query.lower()
+    return not _names(about, low, frozenset(WORDS.findall(low))) and not asks_about_others(query)
 
 
 def _names(who: str, low: str, words: frozenset[str]) -> bool:

@@ -23,7 +23,16 @@ from datetime import datetime
 from extract.consolidation.decay import rank_factor
 from extract.text.time_window import Window
 from graph.recall import Candidates, MessageCandidate, SummaryCandidate
-from service.others import asks_how_many, rejected_scales, same_subject, subject_of, subjects
+from service.others import (
+    asks_how_many,
+    others_scales,
+    rejected_scales,
+    same_subject,
+    speaks_of_self,
+    subject_of,
+    subjects,
+    summary_aside,
+)
 
 RRF_K = 20
 MAX_SUMMARIES = 3
@@ -34,6 +43,11 @@ REJECTED_WEIGHT = 0.8
 # A statement about someone else that gave no Fact (their taste, an anecdote) is their
 # matter: ranked well below the user's own memory unless the query names them.
 OTHERS_WEIGHT = 0.3
+# Such a turn, or a Fact or Summary about someone else the query does not name, is shown
+# only when its own weighted match reaches this share of the best own match (before a Fact
+# and its turn add up): the floor lifts what matches the query, it does not pad a small
+# memory's context.
+FLOOR_SHOW = 0.5
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,7 @@ class Ranked:
     about: str | None = None  # that entity's name
     own: float = 0.0  # its fused score from its own match alone (no turn or session gain)
     outside: bool = False  # outside the query's time window: shown after what is inside
+    aside: bool = False  # about someone else the query neither names nor asks about
 
     def why(self) -> str:
         parts = [
@@ -135,9 +150,10 @@ def _fuse(
 
 
 def rank_summaries(
-    c: Candidates, w: Window | None, weights: Weights
+    c: Candidates, w: Window | None, weights: Weights, query: str = ""
 ) -> list[tuple[Ranked, SummaryCandidate]]:
-    """The user's recallable Summaries in the window, best first."""
+    """The user's recallable Summaries in the window, best first; one about someone else a
+    query about the user's own matters does not name weighs `weights.others`."""
     rows = {
         s.summary_id: s
         for s in c.summaries
@@ -148,12 +164,15 @@ def rank_summaries(
     dense = _ranks(s.summary_id for s in by_cos)
     hits = sorted(c.summary_hits, key=lambda h: (-h.score, h.id))
     lexical = _ranks(h.id for h in hits if h.id in rows)
+    aside = {i for i, s in rows.items() if summary_aside(s.about, query)}
     scale = {
-        i: weights.summary * rank_factor(s.memory_status or "active", _boost(s))
+        i: weights.summary
+        * rank_factor(s.memory_status or "active", _boost(s))
+        * (weights.others if i in aside else 1.0)
         for i, s in rows.items()
     }
     ranked = _fuse(dict.fromkeys(rows, "summary"), dense, lexical, weights, scale)
-    return [(r, rows[r.id]) for r in ranked]
+    return [(replace(r, aside=r.id in aside), rows[r.id]) for r in ranked]
 
 
 def _cos(s: SummaryCandidate) -> float:
@@ -211,9 +230,12 @@ def rank_evidence(
     scale, named_turns = rejected_scales(
         [*c.messages, *c.message_hits], query, weights.rejected, weights.others
     )
+    aside = others_scales(c, query, weights.others)
+    scale.update({i: min(s, scale.get(i, 1.0)) for i, s in aside.items()})
     # by cosine (the dense list's score), as the entity's Facts are
     about_turns = {m.message_id: m.score for m in c.messages if m.message_id in named_turns}
     fused = _about_named(_fuse(kind_of, dense, lexical, weights, scale), c, weights, about_turns)
+    fused = [replace(r, aside=True) if r.id in aside else r for r in fused]
     if not c.entity_facts and not asks_how_many(query):
         fused = _hop(fused, c, weights)
     cites: dict[str, list[str]] = {}
@@ -319,8 +341,18 @@ def _session_sum(
     return out
 
 
+def left_aside(r: Ranked, best: float, query: str) -> bool:
+    """Whether memory about someone else the query does not name stays out of its context:
+    always for a query in the first person (about the user's own matters), else when its
+    own match is below `FLOOR_SHOW` of the best."""
+    return r.aside and (speaks_of_self(query) or r.own < FLOOR_SHOW * best)
+
+
 def plan(c: Candidates, w: Window | None, limit: int, weights: Weights, query: str = "") -> Plan:
-    shown = rank_summaries(c, w, weights)[: min(MAX_SUMMARIES, max(1, limit // 3))]
+    ranked = rank_summaries(c, w, weights, query)
+    best = max((r.own for r, _s in ranked), default=0.0)
+    kept = [(r, s) for r, s in ranked if not left_aside(r, best, query)]
+    shown = kept[: min(MAX_SUMMARIES, max(1, limit // 3))]
     return Plan(shown, _windowed(c, w, limit, weights, query), limit, w)
 
 

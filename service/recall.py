@@ -23,10 +23,12 @@ from service.context import (
 )
 from service.others import WORDS, asks_about_others
 from service.ranking import (
+    FLOOR_SHOW,
     RRF_K,
     Plan,
     Ranked,
     Weights,
+    left_aside,
     own_candidates,
     own_memory,
     past_window,
@@ -54,10 +56,6 @@ __all__ = [
 ]
 
 LONG_TERM_KINDS = ("identity", "preference")
-# A rejected turn is shown only when its own weighted match reaches this share of the best
-# own match (before a Fact and its turn add up): the floor lifts what matches the query, it
-# does not pad a small memory's context.
-FLOOR_SHOW = 0.5
 
 
 def assemble(
@@ -81,6 +79,7 @@ def assemble(
     lang = detect_lang(query)
     best = max((r.own for r in p.evidence), default=0.0)
     rejected = {m.message_id for m in [*c.messages, *c.message_hits] if m.rejected}
+    mine = any(not r.aside for r in p.evidence)  # else what is aside is all there is
     # the evidence that bears on the query: what could be shown within the limit
     score_of = {r.id: r.score for r in p.evidence[: p.limit]}
     backs = {f: s.summary_id for _r, s in p.summaries for f in s.source_facts}
@@ -93,6 +92,9 @@ def assemble(
     for r, s in queue:
         if len(mid) >= p.limit:
             break
+        below = r.kind == "message" and r.id in rejected and r.own < FLOOR_SHOW * best
+        if s is None and (below or (mine and left_aside(r, best, query))):
+            continue
         if s is not None:
             mid.append(_summary_item(s, r, p.window, score_of))
         elif r.kind == "fact" and r.id in facts:
@@ -118,8 +120,6 @@ def assemble(
                 )
             )
             cited.update(sources)
-        elif r.kind == "message" and r.id in rejected and r.own < FLOOR_SHOW * best:
-            continue
         elif r.kind == "message" and (r.id not in cited or _says_more(r.id, messages, facts)):
             m = messages[r.id]
             cited.add(r.id)
@@ -151,8 +151,8 @@ def assemble(
             timestamp=s.event_end,
             source_fact_ids=list(s.source_facts),
         )
-        for r, s in rank_summaries(c, None, weights)
-        if s.kind in LONG_TERM_KINDS and s.summary_id not in shown
+        for r, s in rank_summaries(c, None, weights, query)
+        if s.kind in LONG_TERM_KINDS and s.summary_id not in shown and not r.aside
     ][:3]
     short = [
         Item(

@@ -148,7 +148,7 @@ def _analyse(
         if _condition(text):
             kind = "constraint"  # "<P> has diabetes": a constraint to respect for them
         slot, value = subject_slot(about.subject, text, slot, value, lang)
-        taste = kind == "preference"
+        taste, habit = kind == "preference", kind == "behavior_pattern"
         kind, polarity = _KIND_ABOUT.get(kind, kind), "neutral"
         dated = (
             time_range(text, msg.timestamp, future=True) if kind == "fact" and not slot else None
@@ -157,9 +157,8 @@ def _analyse(
             kind = "plan" if dated[0] > msg.timestamp else "timeline"
         if kind == "plan" and dated is None and time_range(text, msg.timestamp) is None:
             kind = "preference"  # "<P> 一直想去 X": a wish of theirs, no event to come
-        reason = _not_stored_about(
-            about.subject, "preference" if taste else kind, slot, _reports_an_event(text, toks)
-        )
+        asked = "preference" if taste else "behavior_pattern" if habit and kind == "fact" else kind
+        reason = _not_stored_about(about.subject, asked, slot, _reports_an_event(text, toks))
         if reason:
             return _reject(msg, reason, raw.strip())
     anchors = _anchors(text, msg.metadata)

@@ -247,7 +247,11 @@ _LIKE_ZH = rx.compile(
 _BEHAV_EN = _rx(
     r"\b(?:usually|often|always|every ?(?:day|morning|night|evening|week|weekend|month|year|time)|"
     r"each (?:day|week|time|morning)|normally|typically|regularly|tend to|mostly|mainly|"
-    r"sometimes|rarely|seldom|daily|weekly|on weekends|most days|frequently|routinely)\b"
+    r"sometimes|rarely|seldom|daily|weekly|on weekends|most days|frequently|routinely|"
+    r"every (?:other )?(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day (?:mornings|afternoons|evenings|nights)|"
+    r"(?:once|twice|\w+ times) a (?:day|week|fortnight|month|year))\b"
 )
 _BEHAV_ZH = rx.compile(
     r"每天|每周|每月|每年|每次|每个(?:周末|月|星期)|经常|常常|通常|一般|平时|平常|"

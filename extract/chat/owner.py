@@ -25,7 +25,7 @@ from extract.chat.lexicon import (
     _rx,
 )
 from extract.chat.slots import slot_zh
-from extract.chat.subject import Subject
+from extract.chat.subject import Subject, occupation
 from extract.chat.subject_zh import instructs_user_zh, subject_zh
 from extract.chat.tokens import (
     _DIGIT,
@@ -257,6 +257,13 @@ def _household(subject: Subject) -> bool:
     )
 
 
+def _works_for_user(subject: Subject) -> bool:
+    """The user's own <job> (a person named by an occupation of the pack, someone who
+    works for the user): their routine is when and where the user sees them."""
+    names = [subject.name, *(subject.aliases or ()), subject.relation or ""]
+    return subject.mine and subject.kind == "person" and occupation(names)
+
+
 # a verb with 了/过 and what it did or got ("点了三份", "买过一台"): a reported event
 _DONE_ZH = rx.compile(r"[\u4e00-\u9fff][了过][一二两三四五六七八九十几这那个份台本只件次趟]")
 
@@ -276,15 +283,18 @@ def _not_stored_about(
 
     What can shape an answer, a plan or a risk for the user is stored: an attribute of
     theirs (a slot: age, contact, job, place), a constraint (an allergy, a condition), an
-    event to come, how someone the user lives with (or their pet) is and behaves.
-    Their tastes, anecdotes and advice, and the habits of people outside the household,
-    stay searchable evidence only: unconfirmed for the user, and their own matter (the
+    event to come, how someone the user lives with (or their pet) is and behaves, the
+    routine of someone who works for the user (a teacher's lesson day is the user's too).
+    Their tastes, anecdotes and advice, and the habits of other people outside the
+    household, stay searchable evidence only: unconfirmed for the user, and their own matter (the
     reason names them, so recall can weigh the turn when a query does)."""
     if subject.kind not in ("person", "pet") or slot:
         return None
     if kind in ("constraint", "plan"):
         return None
     if kind in ("behavior_pattern", "fact") and _household(subject) and not event:
+        return None
+    if kind == "behavior_pattern" and _works_for_user(subject) and not event:
         return None
     return f"about someone else ({subject.name}): their taste, anecdote or advice, not stored"
 

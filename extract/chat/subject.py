@@ -49,7 +49,23 @@ def _lower(words: tuple[str, ...] | list[str]) -> set[str]:
 
 
 def _people(lang: Lang) -> set[str]:
-    return _lower(current_pack().people.get(lang, ()))
+    """The pack's people nouns and its occupations ("my <job>" is a person)."""
+    pack = current_pack()
+    jobs = (j for j in pack.jobs.get(lang, ()) if j.replace(" ", "").isalnum())
+    return _lower((*pack.people.get(lang, ()), *jobs))
+
+
+def occupation(names: tuple[str, ...] | list[str]) -> bool:
+    """Whether a person is named by an occupation of the pack, in either language (someone
+    who works for the user: "my <job>", "我的 <job>"): an English job by a whole
+    word, a Chinese one inside the name."""
+    pack = current_pack()
+    jobs = {j.lower() for js in pack.jobs.values() for j in js if j.replace(" ", "").isalnum()}
+    for name in (n.lower() for n in names if n):
+        words = set(name.split())
+        if any(j in words if j.isascii() else j in name for j in jobs):
+            return True
+    return False
 
 
 def _pets(lang: Lang) -> set[str]:

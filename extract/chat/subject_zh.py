@@ -167,6 +167,8 @@ def subject_zh(text: str) -> Subject | None:
             return thing
     if end < len(words) and words[end][1][:1] == "c":
         return None  # "我和<P>…", "<P>和<P>…": a joined subject
+    if _user_comments(words, end):
+        return None  # "<P>那边我换了": a topic, then the user as the clause's subject
     np = words[i:end]
     if _INSTRUCTS_ZH.match("".join(w for w, _f in words[end:])):
         return None  # "<P>让我 V": what the user is to do, the user's own Fact
@@ -188,6 +190,18 @@ def subject_zh(text: str) -> Subject | None:
         return None
     name = "".join(w for w, _f in np)
     return Subject(name, thing_kind(name, "zh"), attr=attr)
+
+
+# what may stand between a topic and its comment ("<N>那边，我…", "<N>的话我…")
+_TOPIC_MARKS = ("那边", "这边", "那里", "这里", "方面", "的话", "，", ",", " ")
+
+
+def _user_comments(words: Sequence[tuple[str, str]], end: int) -> bool:
+    """A noun phrase that is the topic of a comment whose subject is the user."""
+    k = end
+    while k < len(words) and words[k][0] in _TOPIC_MARKS:
+        k += 1
+    return k > end and k < len(words) and words[k][0] in _MINE_ZH
 
 
 _THING_FLAGS = ("n", "v", "j", "l", "s", "a", "eng")

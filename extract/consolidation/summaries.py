@@ -24,6 +24,7 @@ from extract.consolidation.summary_text import (
     _is_shopping,
     _slot_family,
 )
+from extract.consolidation.topic_groups import whose
 from extract.packs.taxonomy import normalize_name
 from extract.types import EntityRef, FactRecord, Lang, SummaryDraft
 
@@ -47,14 +48,19 @@ def build_summaries(
     max_chars: int = MAX_CONTENT_CHARS,
     max_facts: int = MAX_GROUP_FACTS,
 ) -> list[SummaryDraft]:
-    """One SummaryDraft per group of the topic's active facts, ordered by event_start.
+    """One SummaryDraft per group of the topic's active facts, ordered by event_start; a
+    group speaks of one subject (the user, or one entity of their world).
 
     ``now`` does not change the drafts (decay is applied at ranking time, see decay.py);
     it is accepted so callers can pass their clock without breaking idempotence.
     """
     del now
-    active = [f for f in facts if f.validity == "active"]
-    groups = group_facts(active, window, max_facts)
+    by_subject: dict[str | None, list[FactRecord]] = {}
+    for f in facts:
+        if f.validity == "active":
+            by_subject.setdefault(whose(f), []).append(f)
+    groups = [g for part in by_subject.values() for g in group_facts(part, window, max_facts)]
+    groups.sort(key=lambda g: (g[0].time_start, g[0].fact_id))
     return [_draft(topic, group, max_chars) for group in groups]
 
 
@@ -229,6 +235,8 @@ def _draft(topic: str, facts: list[FactRecord], max_chars: int) -> SummaryDraft:
         anchors=anchors,
         evidence=evidence,
         kind=kind,
+        subject=facts[0].subject if whose(facts[0]) is not None else None,
+        subject_kind=facts[0].subject_kind if whose(facts[0]) is not None else "user",
     )
 
 

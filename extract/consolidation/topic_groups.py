@@ -1,6 +1,7 @@
 """The Facts of one goal, grouped before they are filed (topics.py): a graph that links
-Facts of one session close in time (unless their own taxonomy matches disagree), on one
-slot, sharing an entity or near in embedding; its communities are the groups."""
+Facts of one subject (the user, or one entity of their world) of one session close in time
+(unless their own taxonomy matches disagree), on one slot, sharing an entity or near in
+embedding; its communities are the groups."""
 
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ def _link(
     window: timedelta,
     link: float,
 ) -> float:
+    if whose(a) != whose(b):
+        return 0.0  # one Summary speaks of one subject: the user, or one entity of their world
     weight = 0.0
     if a.slot and b.slot and a.slot == b.slot:
         weight += 2.0
@@ -78,6 +81,11 @@ def _link(
     ):
         weight += 1.0
     return weight
+
+
+def whose(f: FactRecord) -> str | None:
+    """The subject a Fact speaks of, normalised; None: the user."""
+    return None if f.subject_kind == "user" or not f.subject else normalize_name(f.subject)
 
 
 def _disagree(a: Mapping[str, float], b: Mapping[str, float]) -> bool:

@@ -336,3 +336,31 @@ async def test_people_named_by_apposition_pronoun_and_a_latin_name_keep_their_fa
     assert by_value["33"] and all(about_user(n) for n in by_value["33"]), by_value
     context = data(await gql(world.client, MEMORY, u=user, q="How old is my landlord?", now=NOW))
     assert has(context["memory"]["formattedContext"], "67")
+
+
+ASIDE = [
+    "I renew my car insurance every March with Lumen Mutual.",
+    "My sister's insurer is Halden Direct, and she pays it monthly.",
+    "My son is allergic to sesame.",
+]
+
+
+async def test_someone_elses_memory_stays_aside_from_a_query_about_the_users_own(
+    world: World,
+) -> None:
+    """A first-person query about the user's own matters is answered with the user's own
+    memory: the sister's insurer (her Fact, her Summary, her turn) is left out of it, and
+    found when a query names her; the son's allergy, a constraint, stays in a plan's."""
+    user = "u-aside"
+    await said(world, user, ASIDE, "2026-11-05")
+
+    async def context(query: str) -> str:
+        r = data(await gql(world.client, MEMORY, u=user, q=query, now=NOW))
+        return str(r["memory"]["formattedContext"])
+
+    mine = await context("Which insurance company do I use for my car?")
+    assert has(mine, "Lumen") and not has(mine, "Halden"), mine
+    hers = await context("Which insurer does my sister use?")
+    assert has(hers, "Halden"), hers
+    plan = await context("What snacks should I buy for the picnic?")
+    assert has(plan, "sesame"), plan

@@ -416,3 +416,17 @@ def test_a_fact_about_someone_else_keeps_its_subject_in_a_summary() -> None:
     ]
     text = _one(facts, "个人信息").content
     assert "用户的外甥" in text and "；的" not in text, text
+
+
+def test_a_summary_speaks_of_one_subject() -> None:
+    """Facts of one session about the user and about the user's sister make two Summaries,
+    the sister's naming her as its subject."""
+    facts = [
+        make_fact("a", "The user renews the car insurance every March", minutes=0),
+        make_fact("b", "The user's sister pays her insurer monthly", minutes=1,
+                  subject="sister", subject_kind="person"),
+        make_fact("c", "The user pays the car insurance by card", minutes=2),
+    ]  # fmt: skip
+    drafts = build_summaries("insurance", facts, NOW)
+    by_facts = {d.source_fact_ids: d.subject for d in drafts}
+    assert by_facts == {("a", "c"): None, ("b",): "sister"}, by_facts

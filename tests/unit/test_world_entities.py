@@ -117,3 +117,13 @@ def test_a_fact_found_through_a_named_entity_says_so() -> None:
     (item,) = [i for i in r.mid_term if i.id == "only"]
     assert item.reason.startswith("about father named in the query; close to the query (")
     assert "entity #1" in item.reason
+
+
+def test_a_persons_name_words_are_terms_of_their_entity() -> None:
+    """ "Ruth Penhale" is also found as "Ruth": each capitalised word of a person's name."""
+    d = draft("x", "beekeeping mentor", subject_kind="person", subject_aliases=("Ruth Penhale",))
+    r = subject_row("t", "u1", d)
+    assert r is not None
+    assert r["terms"] == ["beekeeping mentor", "ruth penhale", "ruth", "penhale"]
+    place = subject_row("t", "u1", draft("x", "Old Mill Hall", subject_kind="place"))
+    assert place is not None and place["terms"] == ["old mill hall"]  # a place: whole only
