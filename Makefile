@@ -8,7 +8,8 @@ MEMDAILY ?= ../shared/data/memdaily
 MEMDAILY_OUT ?= bench/results/memdaily.json
 SCENARIOS ?= ../shared/data/scenarios/dev.json
 SCENARIOS_OUT ?= bench/results/scenarios.json
-SRC := core extract graph service web api doors gumem tools tests bench
+SRC := core text packs corrections extract consolidation vectors graph service web api doors \
+  gumem tools tests bench
 
 .PHONY: install models run test test-unit test-reliability check format format-check lint types neo4j-stop bench bench-locomo bench-memdaily bench-load bench-workers eval-scenarios schema
 

@@ -49,11 +49,11 @@ from bench.locomo import (
     sessions_of,
     tokens,
 )
-from extract.text.time_window import parse_time_cue
 from graph import reads
 from graph import recall as grecall
 from service import recall as grank
 from service.runtime import Runtime
+from text.time_window import parse_time_cue
 
 
 async def _dump(args: argparse.Namespace, h: Neo4jHandle) -> None:

@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from extract.chat.facts import extract_chat, extract_chats  # noqa: E402
-from extract.text.nlp import load_chinese, load_english  # noqa: E402
+from extract.nlp import load_chinese, load_english  # noqa: E402
 from extract.types import Extraction, MessageRecord  # noqa: E402
 
 DEFAULT = REPO.parent / "shared" / "data" / "locomo" / "locomo-dev.json"

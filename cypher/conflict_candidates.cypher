@@ -4,7 +4,7 @@
 // the planner use its order). Every written Fact has a valid_from (write_facts.cypher).
 // Only the embeddings of the Facts near one of the batch's $vectors (cosine at least
 // $min_cosine) are sent: a Fact farther than the conflict threshold from every new one
-// cannot be replaced (extract/corrections/conflicts.py skips a Fact with no embedding the
+// cannot be replaced (corrections/conflicts.py skips a Fact with no embedding the
 // same way).
 MATCH (f:Fact)
 USING INDEX f:Fact(tenant, user_id, validity, valid_from)

@@ -1,5 +1,5 @@
 // The filed active Facts that can vote on the Topic of new ones
-// (extract/consolidation/topic_filing.py `_closeness`): from one of their sessions (a
+// (consolidation/topic_filing.py `_closeness`): from one of their sessions (a
 // correction's counting those of the facts it supersedes), on a slot of one of their
 // families, or within the context window of one of their time spans ($spans).
 // Bounded by the batch: every branch starts from an index seek.

@@ -1,5 +1,5 @@
 // A Fact that replaces an older one with no slot in common (an implicit conflict found by
-// extract/corrections/conflicts.py) supersedes it: kept for audit, linked by SUPERSEDES,
+// corrections/conflicts.py) supersedes it: kept for audit, linked by SUPERSEDES,
 // valid_to set.
 // Only a Fact about the same subject (the same ABOUT Entity, or both the user's) goes.
 UNWIND $rows AS row

@@ -1,5 +1,5 @@
 // A change in the user's life that ends a thing ("our dog passed away", 车卖了: found by
-// extract/corrections/endings.py) retires the user's older active Facts naming the thing:
+// corrections/endings.py) retires the user's older active Facts naming the thing:
 // superseded by the life change (kept for audit, SUPERSEDES, valid_to), never deleted. A
 // past event (kind timeline) stays true and stays active. Latin words match whole words
 // (plurals too) by $rows.pattern; Chinese ones as substrings; a kind the user no longer has

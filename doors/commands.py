@@ -150,9 +150,9 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     from extract.chat.facts import extract_chats
     from extract.chat.question import with_questions
     from extract.events.behaviour import extract_events
-    from extract.text.lang import detect_lang
     from extract.types import MessageRecord
     from service.models import Models
+    from text.lang import detect_lang
 
     items = _read_jsonl(args.file)
     msgs = with_questions(

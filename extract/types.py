@@ -9,12 +9,12 @@ from typing import Any, Literal, Protocol
 
 from core.inputs import EVENT_TYPES as EVENT_TYPES
 from core.inputs import ROLES as ROLES
+from text.lang import Lang as Lang
 
 Kind = Literal[
     "preference", "constraint", "plan", "identity", "behavior_pattern", "timeline", "fact"
 ]
 Polarity = Literal["likes", "avoids", "neutral"]
-Lang = Literal["en", "zh"]
 
 
 AUTHOR_KEYS = ("speaker", "name", "display_name", "displayName", "user_name", "userName")

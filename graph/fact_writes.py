@@ -11,9 +11,8 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from extract.corrections.conflicts import Known
-from extract.corrections.endings import ended_kinds, ended_things
-from extract.text import rx
+from corrections.conflicts import Known
+from corrections.endings import ended_kinds, ended_things
 from extract.types import FactDraft
 from graph.db import Database, native, tx_rows
 from graph.entities import subject_kind, subject_row
@@ -21,6 +20,7 @@ from graph.fencing import fence
 from graph.ids import entity_id, entity_rows
 from graph.ingest import message_uid, scope_token, user_uid
 from graph.queries import query
+from text import rx
 
 
 async def existing_fact_ids(db: Database, tenant: str, ids: list[str]) -> set[str]:
@@ -167,7 +167,7 @@ _LATIN = rx.compile(r"^[A-Za-z0-9][A-Za-z0-9'-]*$")
 
 
 def _ended_rows(facts: list[NewFact]) -> list[dict[str, Any]]:
-    """One row per thing a new Fact says left the user's life (extract/corrections/endings.py): a
+    """One row per thing a new Fact says left the user's life (corrections/endings.py): a
     Latin word matched whole, with its plural (a Java regex), a Chinese one as it is; and
     one per kind the user no longer has any of (every Fact about a subject of that kind)."""
     rows: list[dict[str, Any]] = []

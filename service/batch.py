@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.settings import Settings
-from extract.chat.slots import resolve_slot
-from extract.corrections.conflicts import (
+from corrections.conflicts import (
     Claim,
     candidate,
     changed_facts,
@@ -22,6 +21,7 @@ from extract.corrections.conflicts import (
     cosine,
     restorations,
 )
+from extract.chat.slots import resolve_slot
 from extract.types import Extraction, FactDraft, MessageRecord, authored
 from graph import fact_writes
 from graph.db import Database
@@ -95,7 +95,7 @@ async def find_conflicts(
     new: list[fact_writes.NewFact],
     stamps: dict[str, datetime],
 ) -> tuple[dict[str, str], list[fact_writes.NewFact]]:
-    """Implicit conflicts (extract/corrections/conflicts.py): new fact id → the older Fact it
+    """Implicit conflicts (corrections/conflicts.py): new fact id → the older Fact it
     replaces, among the user's stored active Facts and this batch's earlier ones; and
     the new Facts, a Chinese change that keeps the rest ("…，日期不变") carried into the
     content of the Fact it replaces (extract/chat/zh_grammar.carry_over)."""

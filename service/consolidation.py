@@ -12,16 +12,16 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from core.metrics import CONSOLIDATION_SECONDS, timed
-from core.settings import Settings
-from extract.consolidation.summaries import build_summaries, summary_key
-from extract.consolidation.topics import (
+from consolidation.summaries import build_summaries, summary_key
+from consolidation.topics import (
     DEFAULT_CONTEXT_WINDOW,
     TopicChoice,
     assign_topics,
     slot_family,
     topic_embedding_text,
 )
+from core.metrics import CONSOLIDATION_SECONDS, timed
+from core.settings import Settings
 from extract.types import FactRecord
 from graph import filed_facts as gf
 from graph import topic_summary_writes as gts
@@ -156,7 +156,7 @@ class Consolidation:
     async def _voters(
         self, db: Database, tenant: str, user_id: str, new: list[FactRecord]
     ) -> list[gf.Filed]:
-        """The filed Facts whose Topic can vote on the new facts' (extract/consolidation/topics.py
+        """The filed Facts whose Topic can vote on the new facts' (consolidation/topics.py
         `_closeness`: one session, one slot family or within the context window)."""
         window = DEFAULT_CONTEXT_WINDOW
         sessions = sorted({s for f in new for s in f.session_ids})

@@ -9,11 +9,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from extract.text.lang import detect_lang
-from extract.text.time_window import Window
-from extract.text.timecues import MONTHS_EN
 from extract.types import author_name
 from graph.recall import MessageCandidate
+from text.lang import detect_lang
+from text.time_window import Window
+from text.timecues import MONTHS_EN
 
 
 @dataclass

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from corrections.carry import carry_over_en, carry_quantity
 from extract.chat.zh_grammar import carry_over
-from extract.corrections.carry import carry_over_en, carry_quantity
 from extract.types import Extraction, FactDraft, MessageRecord, Rejection
 from graph.fact_writes import NewFact
 from graph.ids import stable_id
@@ -51,7 +51,7 @@ def carried(
 
 def reworded(new: list[NewFact], contents: dict[str, str]) -> list[NewFact]:
     """The new Facts whose id ``contents`` names, worded as given (a return to an earlier
-    value worded as that value was: extract/corrections/conflicts.restorations); same ids and
+    value worded as that value was: corrections/conflicts.restorations); same ids and
     sources."""
     out = []
     for n in new:

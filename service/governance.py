@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from consolidation.decay import MEMORY_STATUSES, effective_weight, next_status
 from core.errors import InputError, NotFoundError
 from core.inputs import parse_now
 from core.settings import Settings
-from extract.consolidation.decay import MEMORY_STATUSES, effective_weight, next_status
 from graph import governance as ggov
 from graph.db import Database
 from graph.records import StatusChange

@@ -28,8 +28,6 @@ from core.inputs import (
 from core.metrics import RECALL_SECONDS, timed
 from core.records import Provenance, QueueDepth
 from core.settings import Settings
-from extract.text.lang import detect_lang
-from extract.text.time_window import parse_time_cue
 from graph import admin_reads, failures, ingest, pending, reads, schema
 from graph import recall as grecall
 from graph import trace as gtrace
@@ -53,6 +51,8 @@ from service.records import (
     StoredTopic,
 )
 from service.waiting import wait_bound, wait_processed
+from text.lang import detect_lang
+from text.time_window import parse_time_cue
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -14,7 +14,7 @@ log = logging.getLogger(__name__)
 
 class Models:
     def __init__(self, settings: Settings) -> None:
-        from extract import packs
+        import packs
 
         self.settings = settings
         # the domain packs every extractor reads; a bad pack raises ConfigError here
@@ -31,7 +31,7 @@ class Models:
     def en(self) -> Any:
         with self._lock:
             if self._en is None:
-                from extract.text.nlp import load_english
+                from extract.nlp import load_english
 
                 self._en = load_english(self.settings.spacy_en_model, self.pack)
             return self._en
@@ -40,7 +40,7 @@ class Models:
     def zh(self) -> Any:
         with self._lock:
             if self._zh is None:
-                from extract.text.nlp import load_chinese
+                from extract.nlp import load_chinese
 
                 self._zh = load_chinese()
             return self._zh
@@ -70,10 +70,10 @@ class Models:
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
-                from extract.vectors.coalesce import Coalescing
-                from extract.vectors.embedding import create_embedder
+                from vectors.coalesce import Coalescing
+                from vectors.embedding import create_embedder
 
-                # users processed side by side share model calls (extract/vectors/coalesce.py)
+                # users processed side by side share model calls (vectors/coalesce.py)
                 self._embedder = Coalescing(
                     create_embedder(
                         self.settings.embedding_model,

@@ -11,10 +11,10 @@ from functools import lru_cache
 from typing import Any
 
 from extract.chat.subject import occupation
-from extract.packs import current as current_pack
-from extract.packs.pack import Pack
-from extract.text import rx
 from graph.recall import Candidates, MessageCandidate
+from packs import current as current_pack
+from packs.pack import Pack
+from text import rx
 
 # the words of a text: each CJK character, each run of word characters
 WORDS = rx.compile(r"[\u3400-\u9fff]|\w+")

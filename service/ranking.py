@@ -20,8 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from extract.consolidation.decay import rank_factor
-from extract.text.time_window import Window
+from consolidation.decay import rank_factor
 from graph.recall import Candidates, MessageCandidate, SummaryCandidate
 from service.others import (
     asks_how_many,
@@ -33,6 +32,7 @@ from service.others import (
     subjects,
     summary_aside,
 )
+from text.time_window import Window
 
 RRF_K = 20
 MAX_SUMMARIES = 3

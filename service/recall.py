@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from extract.text.lang import detect_lang
-from extract.text.time_window import Window
 from graph.recall import Candidates, MessageCandidate, SummaryCandidate
 from graph.records import StoredFact
 from service.context import (
@@ -36,6 +34,8 @@ from service.ranking import (
     rank_evidence,
     rank_summaries,
 )
+from text.lang import detect_lang
+from text.time_window import Window
 
 __all__ = [
     "RRF_K",

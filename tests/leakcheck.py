@@ -233,7 +233,12 @@ class LeakCheck:
 
 OURS = {
     "core",
+    "text",
+    "packs",
+    "corrections",
     "extract",
+    "consolidation",
+    "vectors",
     "graph",
     "service",
     "web",

@@ -39,11 +39,12 @@ from typing import Any
 
 import onnx
 
-# the directory layout the runtime reads (extract/vectors/embedding.py owns it)
-from extract.vectors.embedding import MARKER_FILENAME, MODEL_DIRNAME, ONNX_FILENAME
 from tools.e5_bin import CONVERTER_VERSION, QK, E5Bin, default_source_bin, read_e5_bin
 from tools.e5_onnx import build_onnx_model
 from tools.e5_tokenizer import MAX_TOKENS, build_tokenizer
+
+# the directory layout the runtime reads (vectors/embedding.py owns it)
+from vectors.embedding import MARKER_FILENAME, MODEL_DIRNAME, ONNX_FILENAME
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ names, English and Chinese."""
 
 from __future__ import annotations
 
-from extract.text import rx
+from text import rx
 
 _YES_EN = rx.compile(
     r"(?i)^(?:yes|yeah|yep|yup|sure|ok|okay|of course|definitely|absolutely|certainly|"

@@ -17,7 +17,7 @@ from extract.chat.answer_words import (
     _ZH_NUMERALS,
     USER_ZH,
 )
-from extract.text.zh_words import cut_zh
+from text.zh_words import cut_zh
 
 
 def _bounds(text: str) -> set[int]:

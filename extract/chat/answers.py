@@ -57,12 +57,12 @@ from extract.chat.question import (
     listed_options,
 )
 from extract.chat.tokens import _key
-from extract.packs import current as current_pack
-from extract.text import rx
-from extract.text.lang import detect_lang
-from extract.text.nlp import entity_refs
-from extract.text.timecues import resolve_relative_days, time_range
+from extract.nlp import entity_refs
 from extract.types import Extraction, FactDraft, Kind, Lang, MessageRecord, Rejection
+from packs import current as current_pack
+from text import rx
+from text.lang import detect_lang
+from text.timecues import resolve_relative_days, time_range
 
 
 @dataclass(frozen=True)

@@ -78,11 +78,11 @@ from extract.chat.tokens import (
     _money,
     _tokens,
 )
-from extract.packs import current
-from extract.text import rx
-from extract.text.lang import fmt_number, fold, parse_number
-from extract.text.nlp import doc_text, ents_in, gazetteer_lookup
+from extract.nlp import doc_text, ents_in, gazetteer_lookup
 from extract.types import Kind, Lang, Polarity
+from packs import current
+from text import rx
+from text.lang import fmt_number, fold, parse_number
 
 # --- clause analysis ----------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Token
 
+from corrections.cues import CUE_EN, CUE_ZH, is_weak
 from extract.chat import zh_grammar
 from extract.chat.clause import _greeting, _group, _kind_en, _kind_zh, _slot, _strip
 from extract.chat.lexicon import (
@@ -51,11 +52,10 @@ from extract.chat.wording import (
     _wording_en,
     _wording_zh,
 )
-from extract.corrections.cues import CUE_EN, CUE_ZH, is_weak
-from extract.packs import current as current_pack
-from extract.text.nlp import doc_text, entity_refs
-from extract.text.timecues import resolve_relative_days, time_range
+from extract.nlp import doc_text, entity_refs
 from extract.types import EntityRef, FactDraft, Kind, Lang, MessageRecord, Rejection, author_name
+from packs import current as current_pack
+from text.timecues import resolve_relative_days, time_range
 
 
 def _labels(
@@ -64,7 +64,7 @@ def _labels(
     labels: list[str] = [kind]
     if slot:
         labels.append(slot.split(":", 1)[0])
-    labels += current_pack().labels_in(text)  # extract/packs, "labels"
+    labels += current_pack().labels_in(text)  # packs/, "labels"
     if any(e.type == "GPE" for e in ents):
         labels.append("location")
     if correction:

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from spacy.tokens import Token
 
-from extract.text import rx
-from extract.text.zh_words import cut_zh
+from text import rx
+from text.zh_words import cut_zh
 
 # --- English: coordinated predicates ------------------------------------------------------
 

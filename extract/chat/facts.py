@@ -29,9 +29,9 @@ from extract.chat.subject_en import anaphor_led_en, coordinated_en, subject_en
 from extract.chat.subject_slot import anaphor_attr
 from extract.chat.subject_zh import anaphor_led_zh, noun_phrase_zh, subject_zh, subjectless_zh
 from extract.chat.tokens import _tokens
-from extract.text.lang import detect_lang
-from extract.text.nlp import doc_text
+from extract.nlp import doc_text
 from extract.types import Extraction, FactDraft, Lang, MessageRecord, Rejection
+from text.lang import detect_lang
 
 log = logging.getLogger(__name__)
 

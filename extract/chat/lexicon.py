@@ -5,9 +5,9 @@ chit-chat, questions, kinds, slots and anchors, English and Chinese.
 from __future__ import annotations
 
 from extract.chat import zh_grammar
-from extract.packs import Pack, PackPattern
-from extract.text import rx
 from extract.types import Kind
+from packs import Pack, PackPattern
+from text import rx
 
 USER_EN, USER_ZH = "the user", "用户"
 
@@ -181,7 +181,7 @@ _HARD_ZH = set("；;")
 # --- lexicons: kinds ----------------------------------------------------------------------
 
 
-# occupation words come from the domain packs (extract/packs, "jobs")
+# occupation words come from the domain packs (packs/, "jobs")
 def _jobs(pack: Pack, lang: str) -> str:
     return pack.alternation(pack.jobs.get(lang, ()))
 

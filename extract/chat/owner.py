@@ -39,10 +39,10 @@ from extract.chat.tokens import (
     _key,
     _lets,
 )
-from extract.packs import current as current_pack
-from extract.text import rx
-from extract.text.zh_words import cut_zh
 from extract.types import FactDraft, Kind, Lang
+from packs import current as current_pack
+from text import rx
+from text.zh_words import cut_zh
 
 # --- whose fact: the user's own, stated as true ----------------------------------------------
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import jieba.posseg as pseg
 
-from extract.packs import current as current_pack
-from extract.text import rx
+from packs import current as current_pack
+from text import rx
 
 _COPULA_ZH = ("是", "为")
 _HAVE_ZH = "有"

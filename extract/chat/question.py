@@ -25,8 +25,8 @@ from extract.chat.answer_words import (
     _WORD,
     _ZH_DIGITS,
 )
-from extract.text.zh_words import cut_zh
 from extract.types import MessageRecord
+from text.zh_words import cut_zh
 
 
 def _question(asked: str) -> str | None:

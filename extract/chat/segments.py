@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc
 
+from corrections.carry import KEEP_EN
 from extract.chat import clause_grammar as cg
 from extract.chat import zh_grammar
 from extract.chat.clause import _greeting, _kind_zh, _slot, _strip
@@ -36,10 +37,9 @@ from extract.chat.tokens import (
     _is_imperative,
     _tokens,
 )
-from extract.corrections.carry import KEEP_EN
-from extract.text.nlp import doc_text
-from extract.text.zh_words import cut_zh
+from extract.nlp import doc_text
 from extract.types import Lang
+from text.zh_words import cut_zh
 
 # --- segmentation ---------------------------------------------------------------------------
 

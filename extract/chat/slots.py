@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from spacy.tokens import Token
 
-from extract.text import rx
-from extract.text.zh_words import cut_zh
+from text import rx
+from text.zh_words import cut_zh
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from extract.chat.lexicon import USER_EN, USER_ZH
-from extract.packs import current as current_pack
-from extract.text import rx
 from extract.types import Lang
+from packs import current as current_pack
+from text import rx
 
 
 @dataclass(frozen=True)

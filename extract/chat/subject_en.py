@@ -7,7 +7,7 @@ from __future__ import annotations
 from spacy.tokens import Token
 
 from extract.chat.subject import _HAN, Subject, _aliases, _people_kind, thing_kind
-from extract.packs import current as current_pack
+from packs import current as current_pack
 
 _FIRST_POSS_EN = {"my", "our"}
 _THIRD_EN = {"he", "she", "they", "it"}

@@ -12,9 +12,9 @@ from extract.chat import person_attrs
 from extract.chat.subject import Subject
 from extract.chat.subject_en import _THIRD_EN, _THIRD_POSS_EN, _age_en, _main_subject_en
 from extract.chat.subject_zh import _AGE_ZH, _COPULA_ZH, _THIRD_ZH, _attribute_zh, _words
-from extract.packs import current as current_pack
-from extract.text import rx
 from extract.types import Lang
+from packs import current as current_pack
+from text import rx
 
 
 def anaphor_attr(text: str, toks: Sequence[Token], lang: Lang) -> str | None:

@@ -10,8 +10,8 @@ from dataclasses import replace
 from functools import lru_cache
 
 from extract.chat.subject import _HAN, Subject, _aliases, _people, _people_kind, _pets, thing_kind
-from extract.text import rx
-from extract.text.zh_words import cut_zh
+from text import rx
+from text.zh_words import cut_zh
 
 _MINE_ZH = ("我", "我们", "咱", "咱们", "我家", "咱家")
 _THIRD_ZH = ("他", "她", "它", "他们", "她们", "其")

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
+from corrections.cues import CUE_ZH
 from extract.chat import clause_grammar as cg
 from extract.chat.lexicon import _CONJ_EN, _NON_WORD
-from extract.corrections.cues import CUE_ZH
-from extract.text import rx
-from extract.text.nlp import ents_in
+from extract.nlp import ents_in
 from extract.types import Kind
+from text import rx
 
 _MAX_LEADS = 16  # leading fillers/markers stripped from one clause ("and and and ...")
 

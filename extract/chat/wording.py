@@ -34,9 +34,9 @@ from extract.chat.tokens import (
     _money,
     _tokens,
 )
-from extract.text import rx
-from extract.text.nlp import doc_text
+from extract.nlp import doc_text
 from extract.types import Kind
+from text import rx
 
 # --- wording ------------------------------------------------------------------------------
 

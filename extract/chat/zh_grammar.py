@@ -26,7 +26,7 @@ from functools import lru_cache
 import jieba
 import jieba.posseg as pseg
 
-from extract.text import rx
+from text import rx
 
 _HAN = rx.compile(r"[\u4e00-\u9fff]")
 _DIGIT = rx.compile(r"\d|[一二两三四五六七八九十百千万]")

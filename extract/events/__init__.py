@@ -1,4 +1,4 @@
 """Behaviour evidence: events (filter, view, click, favourite, dwell, skip, search,
 purchase) parsed into signals (``signals``) and aggregated per user into implicit
 FactDrafts (``behaviour``, with ``drafts``, ``traits`` and ``items``). May import
-extract.text, extract.packs and extract.types."""
+text, packs and extract.types."""

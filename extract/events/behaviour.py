@@ -5,7 +5,7 @@ used, an explicit skip, a dwell, or at least ``min_repeat`` views/clicks/favouri
 attribute. What an event is about comes from the event itself, in any domain: its metadata
 (``{"field": …, "value": …}``, ``"attributes": [...]``, or any other key/value such as
 ``{"material": "oak"}``), its text ("field = value", "筛选：X = Y", "filter: X: Y"), or the
-words two favourited items share. The domain packs (extract/packs) only add synonyms:
+words two favourited items share. The domain packs (packs/) only add synonyms:
 attribute names across languages, filter field names, slots and wording. Every fact lists
 all supporting events, is ``explicit=False`` and has a confidence below 1 that grows with
 the evidence. Keys depend on what the fact is about (slot, attribute, item), not on wording
@@ -27,9 +27,9 @@ from extract.events.drafts import _Builder
 from extract.events.items import _items, _purchases, _skips
 from extract.events.signals import _parse, _Signal
 from extract.events.traits import _attributes, _filters
-from extract.packs import Pack
-from extract.packs import current as current_pack
 from extract.types import Extraction, FactDraft, MessageRecord, Rejection
+from packs import Pack
+from packs import current as current_pack
 
 log = logging.getLogger(__name__)
 

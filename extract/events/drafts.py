@@ -10,10 +10,10 @@ from collections.abc import Iterable, Sequence
 from spacy.language import Language
 
 from extract.events.signals import _HAN, _ITEM_STOP, _ITEM_WORD, _Signal
-from extract.packs import Pack
-from extract.text.lang import fold
-from extract.text.nlp import entity_refs
+from extract.nlp import entity_refs
 from extract.types import EntityRef, FactDraft, Kind, Lang, Rejection
+from packs import Pack
+from text.lang import fold
 
 CONF_FILTER, CONF_REPEAT, CONF_SKIP, CONF_DWELL, CONF_SEARCH, CONF_PURCHASE = (
     0.7,

@@ -16,8 +16,8 @@ from extract.events.drafts import (
     _reject,
 )
 from extract.events.signals import _norm, _Signal, _slug
-from extract.text.lang import fold
 from extract.types import FactDraft, Rejection
+from text.lang import fold
 
 
 def _skips(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactDraft]:

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from extract.packs import FieldSpec, Pack
-from extract.text import rx
-from extract.text.lang import detect_lang, fold, money_value, parse_number, size_value
-from extract.text.nlp import gazetteer_lookup
+from extract.nlp import gazetteer_lookup
 from extract.types import EVENT_TYPES, Lang, MessageRecord
+from packs import FieldSpec, Pack
+from text import rx
+from text.lang import detect_lang, fold, money_value, parse_number, size_value
 
 _HAN = rx.compile(r"[\u4e00-\u9fff]")
 _PREFIX = rx.compile(

@@ -19,8 +19,8 @@ from extract.events.signals import (
     _Signal,
     _slug,
 )
-from extract.text.lang import detect_lang, fold
 from extract.types import EntityRef, FactDraft, Lang, Rejection
+from text.lang import detect_lang, fold
 
 
 def _filters(b: _Builder, signals: list[_Signal], min_repeat: int) -> list[FactDraft]:

@@ -25,8 +25,8 @@ import httpx
 import pytest
 
 from core.settings import ROOT, Settings
-from extract.vectors.embedding import MARKER_FILENAME, MODEL_DIRNAME, ONNX_FILENAME
 from tests.unit.test_compose import _defaults, compose, dockerfile, lay_out
+from vectors.embedding import MARKER_FILENAME, MODEL_DIRNAME, ONNX_FILENAME
 
 TOOL = ROOT / "tools" / "cypher-shell"
 

@@ -11,9 +11,9 @@ import pytest
 from spacy.language import Language
 
 from extract.chat.facts import extract_chat
-from extract.text.lang import detect_lang
-from extract.text.nlp import load_chinese, load_english
+from extract.nlp import load_chinese, load_english
 from extract.types import Extraction, MessageRecord
+from text.lang import detect_lang
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -13,8 +13,8 @@ from spacy.language import Language
 
 from extract.chat.facts import extract_chat, extract_chats
 from extract.chat.question import listed_options, with_questions
-from extract.text.lang import detect_lang
 from extract.types import Extraction, MessageRecord
+from text.lang import detect_lang
 
 TS = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from extract.corrections.conflicts import Claim, Known, conflicts
-from extract.corrections.cues import is_weak
-from extract.corrections.values import attribute
+from corrections.conflicts import Claim, Known, conflicts
+from corrections.cues import is_weak
+from corrections.values import attribute
 
 T0 = datetime(2026, 4, 1, 8, tzinfo=UTC)
 NEAR = [1.0, 0.1, 0.0]

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from extract.vectors.coalesce import Coalescing
+from vectors.coalesce import Coalescing
 
 
 class SlowModel:

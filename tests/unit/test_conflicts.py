@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from extract.corrections.conflicts import Claim, Known, conflicts
-from extract.corrections.values import values
+from corrections.conflicts import Claim, Known, conflicts
+from corrections.values import values
 
 T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
 NEAR = [1.0, 0.1, 0.0]

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from extract.corrections.carry import carry_over_en, carry_quantity
-from extract.corrections.conflicts import Claim, Known, changed_facts, conflicts, restorations
-from extract.corrections.cues import returns
-from extract.corrections.endings import ended_things
+from corrections.carry import carry_over_en, carry_quantity
+from corrections.conflicts import Claim, Known, changed_facts, conflicts, restorations
+from corrections.cues import returns
+from corrections.endings import ended_things
 from extract.types import FactDraft, Lang
 from graph.fact_writes import NewFact
 from service.drafts import carried

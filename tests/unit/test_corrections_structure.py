@@ -10,11 +10,11 @@ from functools import partial
 
 import pytest
 
+from corrections.carry import carry_over_en, carry_quantity
+from corrections.conflicts import Claim, Known, conflicts, restorations
+from corrections.cues import has_cue
+from corrections.endings import ended_kinds
 from extract.chat.zh_grammar import carry_over
-from extract.corrections.carry import carry_over_en, carry_quantity
-from extract.corrections.conflicts import Claim, Known, conflicts, restorations
-from extract.corrections.cues import has_cue
-from extract.corrections.endings import ended_kinds
 
 TS = datetime(2026, 5, 6, 9, tzinfo=UTC)
 

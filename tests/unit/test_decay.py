@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from extract.consolidation.decay import (
+from consolidation.decay import (
     DECAY_RATES,
     MEMORY_STATUSES,
     age_days,
@@ -17,7 +17,7 @@ from extract.consolidation.decay import (
     next_status,
     rank_factor,
 )
-from extract.consolidation.summaries import build_summaries
+from consolidation.summaries import build_summaries
 from tests.unit.test_topics import make_fact, seed_facts
 
 NOW = datetime(2025, 7, 1, tzinfo=UTC)

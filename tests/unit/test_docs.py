@@ -91,7 +91,10 @@ def test_the_readme_configuration_is_a_part_of_the_full_table() -> None:
     assert not differ, f"README rows that differ from docs/configuration.md: {differ}"
 
 
-PACKAGES = ("core", "extract", "graph", "service", "web", "api", "doors", "gumem", "tools")
+PACKAGES = (
+    "core", "text", "packs", "corrections", "extract", "consolidation", "vectors", "graph",
+    "service", "web", "api", "doors", "gumem", "tools",
+)  # fmt: skip
 _CODE = re.compile(r"`([^`\s]+)`")
 
 

@@ -23,7 +23,8 @@ import pytest
 from tokenizers import Tokenizer, normalizers
 
 from extract.types import Embedder
-from extract.vectors.embedding import (
+from tools import e5_bin, e5_tokenizer, modelprep
+from vectors.embedding import (
     DEFAULT_MODEL_NAME,
     MARKER_FILENAME,
     MODEL_DIRNAME,
@@ -31,8 +32,7 @@ from extract.vectors.embedding import (
     FastEmbedder,
     create_embedder,
 )
-from extract.vectors.ort_session import spinning, without_spinning
-from tools import e5_bin, e5_tokenizer, modelprep
+from vectors.ort_session import spinning, without_spinning
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

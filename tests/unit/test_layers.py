@@ -1,10 +1,11 @@
-"""Dependencies point one way: doors -> api -> web -> service -> graph -> extract -> core,
-and the client package (gumem) stands apart on core alone.
+"""Dependencies point one way: doors -> api -> web -> service -> graph -> vectors /
+consolidation -> extract -> corrections -> packs -> text -> core, and the client package
+(gumem) stands apart on core alone.
 
 Every import of the project's own packages (at module level, inside functions and under
 TYPE_CHECKING alike) is read from the source with `ast` and checked against the layer of the
 importing module. A module may import its own layer or any layer below it, never one above;
-api/ may not reach graph/ or extract/ at all (it talks to the service only); the client
+api/ may not reach graph/ or the extraction rooms at all (it talks to the service only); the client
 (gumem/) imports core/ and nothing else of the server; nothing that ships imports tools/
 (build and dev tools). docs/architecture.md describes the rooms.
 """
@@ -17,23 +18,33 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ("core", "extract", "graph", "service", "web", "api", "gumem", "doors")
+SHIPPED = (
+    "core", "text", "packs", "corrections", "extract", "consolidation", "vectors", "graph",
+    "service", "web", "api", "gumem", "doors",
+)  # fmt: skip
 
 # the client sits above api/ so that no server layer may import it; only doors/ (the CLI's
 # client commands) does
 RANK = {
     "core": 0,
-    "extract": 1,
-    "graph": 2,
-    "service": 3,
-    "web": 4,
-    "api": 5,
-    "gumem": 6,
-    "doors": 7,
-    "tools": 8,
+    "text": 1,
+    "packs": 2,
+    "corrections": 3,
+    "extract": 4,
+    "consolidation": 5,
+    "vectors": 6,
+    "graph": 7,
+    "service": 8,
+    "web": 9,
+    "api": 10,
+    "gumem": 11,
+    "doors": 12,
+    "tools": 13,
 }
 # besides the order: rooms a layer may not enter even though they are below it
-FORBIDDEN = {"api": {"graph", "extract"}}
+FORBIDDEN = {
+    "api": {"graph", "vectors", "consolidation", "extract", "corrections", "packs", "text"}
+}
 # layers that may import only these (besides themselves)
 ONLY = {"gumem": {"core"}}
 
@@ -108,6 +119,9 @@ def test_the_tree_is_read() -> None:
     [
         ("graph.db", "from service.memory import Memory\n"),  # graph -> service
         ("core.errors", "import extract.types\n"),  # bottom -> extract
+        ("text.lang", "from packs import current\n"),  # text -> the packs above it
+        ("corrections.cues", "from extract.types import Lang\n"),  # corrections -> extract
+        ("extract.chat.facts", "from consolidation import topics\n"),  # extract -> its consumer
         ("extract.chat.facts", "def f():\n    from graph import reads\n"),  # lazy, still upward
         ("api.loaders", "from graph import reads\n"),  # api around the service
         ("service.memory", "from api.types import Fact\n"),  # service -> api
@@ -130,6 +144,8 @@ def test_downward_and_sideways_imports_pass() -> None:
         "api.schema", "from service.memory import Memory\nfrom core import errors"
     )
     assert not violations("graph.filed_facts", "from extract.types import FactRecord\n")
+    assert not violations("extract.chat.tokens", "from corrections.cues import CUE_ZH\n")
+    assert not violations("consolidation.topics", "from extract.types import FactRecord\n")
     assert not violations("doors.cli", "from api.app import create_app\n")
     assert not violations("service.recall", "from . import models\n", is_package=False)
     assert not violations("doors.mcp_server", "from web.auth import BearerAuth\n")

@@ -1,6 +1,6 @@
 """Text processing in linear time: no message can stall extraction (issue 15, class 1).
 
-Every pattern of extract/ is compiled through extract/text/rx.py, so this test covers each one,
+Every pattern of extract/ is compiled through text/rx.py, so this test covers each one,
 including patterns added later: it feeds them pathological strings of growing length and
 fails when the time grows faster than linearly. Then one whole chat message of 20,000
 characters (the API's maximum) of the same kinds is extracted with the real pipelines.
@@ -15,17 +15,17 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
+import consolidation.summaries
+import consolidation.topics
+import corrections.conflicts
 import extract.chat.facts
-import extract.consolidation.summaries
-import extract.consolidation.topics
-import extract.corrections.conflicts
 import extract.events.behaviour
-import extract.text.time_window
-import extract.text.timecues
-from extract.packs import load as load_packs
-from extract.packs.taxonomy import match_scores
-from extract.text import rx
+import text.time_window
+import text.timecues
 from extract.types import Lang, MessageRecord
+from packs import load as load_packs
+from packs.taxonomy import match_scores
+from text import rx
 
 # 4x the length: linear time takes about 4x as long, quadratic 16x, cubic 64x. (Below about
 # 6k characters RE2 uses a cheaper matcher, so the small size stays above that.)
@@ -88,13 +88,13 @@ def _all_patterns() -> tuple[rx.Pattern, ...]:
     for module in (
         extract.events.behaviour,
         extract.chat.facts,
-        extract.consolidation.summaries,
-        extract.text.timecues,
-        extract.text.time_window,
-        extract.corrections.conflicts,
+        consolidation.summaries,
+        text.timecues,
+        text.time_window,
+        corrections.conflicts,
     ):
         assert module.__name__
-    assert extract.consolidation.topics.__name__
+    assert consolidation.topics.__name__
     match_scores("warm up", load_packs("general").taxonomy)
     return rx.registered()
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from spacy.language import Language
 
-from extract.text.lang import detect_lang, money_value, parse_cn_int
-from extract.text.nlp import entity_refs, load_chinese, load_english
-from extract.text.timecues import time_range
+from extract.nlp import entity_refs, load_chinese, load_english
+from text.lang import detect_lang, money_value, parse_cn_int
+from text.timecues import time_range
 
 TS = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)  # a Monday
 

@@ -8,13 +8,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from spacy.language import Language
 
+from consolidation.summaries import build_summaries
+from consolidation.topic_names import topic_embedding_text
+from consolidation.topics import assign_topics
 from extract.chat.facts import extract_chat
-from extract.consolidation.summaries import build_summaries
-from extract.consolidation.topic_names import topic_embedding_text
-from extract.consolidation.topics import assign_topics
-from extract.text import rx
-from extract.text.lang import detect_lang
 from extract.types import EntityRef, FactRecord, Lang, MessageRecord, TopicRecord
+from text import rx
+from text.lang import detect_lang
 
 T0 = datetime(2026, 9, 1, 9, tzinfo=UTC)
 # an English word the engine could add (the user's ids, e-mails and brands are taken out first)

@@ -1,4 +1,5 @@
-"""Domain packs: extract/**/*.py holds no pack word, a new pack changes behaviour without code,
+"""Domain packs: the engine's code (extract/, text/, corrections/, consolidation/, packs/)
+holds no pack word, a new pack changes behaviour without code,
 and a bad pack fails at load naming its file and field."""
 
 from __future__ import annotations
@@ -12,17 +13,18 @@ from pathlib import Path
 import pytest
 from spacy.language import Language
 
+import packs
+from consolidation.topics import assign_topics
 from core.errors import ConfigError
-from extract import packs
 from extract.chat.clause import team_slug
-from extract.consolidation.topics import assign_topics
 from extract.events.behaviour import extract_events
-from extract.text.lang import fold
-from extract.text.nlp import gazetteer_lookup
+from extract.nlp import gazetteer_lookup
 from extract.types import MessageRecord
 from tests.unit.test_topics import make_fact
+from text.lang import fold
 
-EXTRACT = Path(__file__).resolve().parents[2] / "extract"
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE = ("extract", "text", "corrections", "consolidation", "packs", "vectors")
 TS = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
 
 # Words the engine's own grammar needs, which a pack may also list (as a label, cue or
@@ -56,10 +58,10 @@ _WORDS = re.compile(r"[a-z][a-z'&.-]*[a-z]|[a-z]")
 
 
 def _literals() -> Iterator[tuple[str, int, str]]:
-    for path in sorted(EXTRACT.rglob("*.py")):
+    for path in sorted(p for room in ENGINE for p in (ROOT / room).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                yield str(path.relative_to(EXTRACT)), node.lineno, node.value
+                yield str(path.relative_to(ROOT)), node.lineno, node.value
 
 
 def _vocabulary() -> set[str]:
@@ -67,7 +69,7 @@ def _vocabulary() -> set[str]:
 
 
 def test_extract_code_holds_no_pack_word() -> None:
-    """Every string literal of extract/**/*.py (regexes, docstrings, tables) against every pack
+    """Every string literal of the engine's code (regexes, docstrings, tables) against every pack
     term: Latin terms as whole words, Chinese terms of two or more characters as substrings."""
     vocab = _vocabulary()
     latin = {" ".join(_WORDS.findall(t)) for t in vocab if not _CJK.search(t)} - {""}
@@ -87,8 +89,9 @@ def test_scan_sees_a_pack_word(tmp_path: Path) -> None:
     vocab = _vocabulary()
     assert {"running shoes", "berlin", "缓震", "nike", "laptop"} <= vocab
     read = {name for name, _line, _text in _literals()}
-    assert read >= {str(p.relative_to(EXTRACT)) for p in EXTRACT.rglob("*.py") if p.stat().st_size}
-    assert {"chat/facts.py", "text/lang.py", "events/behaviour.py"} <= read
+    every = {p for room in ENGINE for p in (ROOT / room).rglob("*.py") if p.stat().st_size}
+    assert read >= {str(p.relative_to(ROOT)) for p in every}
+    assert {"extract/chat/facts.py", "text/lang.py", "extract/events/behaviour.py"} <= read
 
 
 @pytest.fixture

@@ -18,17 +18,17 @@ from spacy.language import Language
 from extract.chat.clause import team_slug
 from extract.chat.facts import extract_chat, extract_chats
 from extract.events.behaviour import extract_events
-from extract.text.lang import (
+from extract.nlp import gazetteer_lookup
+from extract.types import EVENT_TYPES, MessageRecord
+from text.lang import (
     MAX_NUMBER,
     fmt_number,
     fold,
     money_value,
     parse_number,
 )
-from extract.text.nlp import gazetteer_lookup
-from extract.text.time_window import parse_time_cue
-from extract.text.timecues import time_range
-from extract.types import EVENT_TYPES, MessageRecord
+from text.time_window import parse_time_cue
+from text.timecues import time_range
 
 ODD = ["ſ", "ı", "İ", "\u212a", "ß", "ﬁ", "\u0345", "Ω", "\u3000", "\x00", "\x1b", "\u200b"]
 WORDS = [

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from extract.text.time_window import Window
 from graph.recall import Candidates, FactCandidate, Hit, MessageCandidate, SummaryCandidate
 from graph.records import StoredFact, StoredMessage
 from service.recall import (
@@ -22,6 +21,7 @@ from service.recall import (
     rank_evidence,
     rank_summaries,
 )
+from text.time_window import Window
 
 T0 = datetime(2026, 5, 1, 12, tzinfo=UTC)
 W = Weights()
@@ -331,8 +331,8 @@ def test_recent_lines_name_their_author_and_outdated_values_say_so() -> None:
 
 
 def test_only_a_past_time_cue_restricts_recall() -> None:
-    from extract.text.time_window import parse_time_cue
     from service.recall import past_window
+    from text.time_window import parse_time_cue
 
     now = datetime(2026, 11, 20, 19, tzinfo=UTC)
     assert past_window(parse_time_cue("What did I buy yesterday?", now), now) is not None

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from extract.consolidation.decay import DECAY_RATES
-from extract.consolidation.summaries import (
+from consolidation.decay import DECAY_RATES
+from consolidation.summaries import (
     build_summaries,
     group_facts,
     match_previous,

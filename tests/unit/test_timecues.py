@@ -1,6 +1,6 @@
 from datetime import UTC, datetime
 
-from extract.text.time_window import parse_time_cue
+from text.time_window import parse_time_cue
 
 NOW = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)  # a Tuesday
 
@@ -64,7 +64,7 @@ def test_a_date_that_names_its_year_is_that_day_month_or_year() -> None:
 
 
 def test_only_the_asking_sentences_of_a_long_query_set_its_window() -> None:
-    from extract.text.time_window import asked_part
+    from text.time_window import asked_part
 
     now = datetime(2026, 11, 20, 19, tzinfo=UTC)
     chatty = "Last night I dreamt of a flood. Anyway, which gym does my aunt go to?"

@@ -9,21 +9,21 @@ from typing import Any
 
 import pytest
 
-from extract.consolidation.topics import (
+from consolidation.topics import (
     TopicChoice,
     assign_topics,
     derive_topic_name,
     topic_embedding_text,
 )
-from extract.packs import load as load_packs
-from extract.packs import taxonomy
-from extract.packs.taxonomy import (
+from extract.types import EntityRef, FactRecord, Lang, TopicRecord
+from packs import load as load_packs
+from packs import taxonomy
+from packs.taxonomy import (
     load_taxonomy,
     match_scores,
     taxonomy_from_dict,
     taxonomy_to_dict,
 )
-from extract.types import EntityRef, FactRecord, Lang, TopicRecord
 from tests.unit.fake_embedder import FakeEmbedder
 
 T0 = datetime(2025, 5, 10, 20, 0, tzinfo=UTC)

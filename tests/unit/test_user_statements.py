@@ -8,8 +8,8 @@ from functools import partial
 
 import pytest
 
-from extract.text.timecues import resolve_relative_days
 from extract.types import Extraction
+from text.timecues import resolve_relative_days
 
 TS = datetime(2026, 5, 6, 9, tzinfo=UTC)  # a Wednesday
 

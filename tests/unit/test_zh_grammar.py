@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from spacy.language import Language
 
+from corrections.conflicts import Claim, Known, conflicts
 from extract.chat import zh_grammar as g
 from extract.chat.facts import extract_chat
-from extract.corrections.conflicts import Claim, Known, conflicts
 from extract.types import Extraction, Lang, MessageRecord
 
 TS = datetime(2026, 5, 4, 8, 0, tzinfo=UTC)

@@ -2,5 +2,5 @@
 (service.pipeline, graph.fact_writes). The words by which a statement says something changed
 (``cues``), the older Fact a correction or a new slot value replaces (``conflicts``, with
 ``values``), the parts a partial change carries over (``carry``), and the things a change
-says left the user's life (``endings``). May import extract.text, extract.packs and
-extract.types."""
+says left the user's life (``endings``). May import text and packs; extract/ marks
+corrections with its ``cues``."""

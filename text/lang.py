@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from typing import Literal
 
-from extract.text import rx
-from extract.types import Lang
+from text import rx
+
+Lang = Literal["en", "zh"]
 
 _CJK_RUN = rx.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _LATIN_RUN = rx.compile(r"[A-Za-z]+")

@@ -5,8 +5,8 @@ English, nouns by jieba tag in Chinese; grammar words only."""
 
 from __future__ import annotations
 
-from extract.text import rx
-from extract.text.zh_words import cut_zh
+from text import rx
+from text.zh_words import cut_zh
 
 _HAN = rx.compile(r"[\u4e00-\u9fff]")
 _WORD_EN = rx.compile(r"[A-Za-z0-9][\w.+#@/-]*")

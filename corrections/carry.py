@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from extract.corrections.values import values
-from extract.text import rx
-from extract.text.lang import (
+from corrections.values import values
+from text import rx
+from text.lang import (
     APPROX_WORDS,
     LOWER_WORDS,
     NUM_RE,
@@ -19,7 +19,7 @@ from extract.text.lang import (
     money_value,
     parse_number,
 )
-from extract.text.zh_words import cut_zh
+from text.zh_words import cut_zh
 
 # the rest stays: "same time", "keep the day", "everything else stays", "otherwise unchanged"
 KEEP_EN = rx.compile(

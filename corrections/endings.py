@@ -9,11 +9,11 @@ X" is a sale of some, not a loss; "his X" / "Dana's X" is someone else's."""
 
 from __future__ import annotations
 
-from extract.packs import Pack
-from extract.packs import current as current_pack
-from extract.text import rx
-from extract.text.zh_words import cut_zh
-from extract.types import Lang
+from packs import Pack
+from packs import current as current_pack
+from text import rx
+from text.lang import Lang
+from text.zh_words import cut_zh
 
 _WORD = rx.compile(r"[A-Za-z][A-Za-z'-]*|\d+|[,.;:!?]")
 # the user's own or a definite thing

@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Literal
 
-from extract.consolidation.topic_groups import _cosine, _gap, _shared_entities
-from extract.consolidation.topic_names import FALLBACK_TOPIC, _family, derive_topic_name, key_phrase
-from extract.packs.taxonomy import CUE, STRONG, normalize_name
+from consolidation.topic_groups import _cosine, _gap, _shared_entities
+from consolidation.topic_names import FALLBACK_TOPIC, _family, derive_topic_name, key_phrase
 from extract.types import FactRecord
+from packs.taxonomy import CUE, STRONG, normalize_name
 
 Method = Literal["taxonomy", "embedding", "context", "new"]
 

@@ -6,7 +6,7 @@ point at the entry). Chinese terms match as substrings, Latin terms on word boun
 an optional plural ending. Longer terms are matched first and consume their span, so
 a two-word alias wins over a one-word alias inside it.
 
-The entries come from the domain packs (extract/packs, "taxonomy"); ``load_taxonomy(path)``
+The entries come from the domain packs (packs/, "taxonomy"); ``load_taxonomy(path)``
 still reads a JSON taxonomy (same shape as ``taxonomy_to_dict``).
 """
 
@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from extract.text import rx
+from text import rx
 
 STRONG = 1.0
 CUE = 0.4

@@ -5,7 +5,7 @@ conflict detection reads them (conflicts.py). Grammar words only."""
 
 from __future__ import annotations
 
-from extract.text import rx
+from text import rx
 
 # explicit correction cues, in a Fact's own words (extract/chat marks corrections with them)
 CUE_EN = rx.compile(

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from extract.text import rx
-from extract.text.lang import fold, parse_number
+from text import rx
+from text.lang import fold, parse_number
 
 # --- day, week and month words and ranges ----------------------------------------------------
 #

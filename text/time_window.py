@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from extract.text import rx
-from extract.text.timecues import MONTHS_EN, Span, _day, _month, _week, month_index
+from text import rx
+from text.timecues import MONTHS_EN, Span, _day, _month, _week, month_index
 
 _ZH_DIGITS = {
     "一": 1,

@@ -1,7 +1,7 @@
 """spaCy pipelines for English and Chinese, with GUMem's rules for gazetteer names, prices, sizes.
 
 Gazetteer names (cities, brands, ...) and size words come from the domain packs
-(extract/packs). Normalised entity values are carried in the span id (``ent.id_``): gazetteer
+(packs/). Normalised entity values are carried in the span id (``ent.id_``): gazetteer
 names get their canonical name, prices "<=800" / "500-800" / "800", sizes "42".
 """
 
@@ -18,9 +18,10 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from extract.packs import Pack, current
-from extract.text import rx
-from extract.text.lang import (
+from extract.types import EntityRef
+from packs import Pack, current
+from text import rx
+from text.lang import (
     NUM_PATTERN,
     fmt_number,
     fold,
@@ -28,7 +29,6 @@ from extract.text.lang import (
     parse_number,
     size_value,
 )
-from extract.types import EntityRef
 
 log = logging.getLogger(__name__)
 

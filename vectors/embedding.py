@@ -25,7 +25,7 @@ from fastembed.common.model_description import ModelSource, PoolingType
 from fastembed.text.custom_text_embedding import CustomTextEmbedding
 
 from core.errors import ModelError
-from extract.vectors.ort_session import without_spinning
+from vectors.ort_session import without_spinning
 
 logger = logging.getLogger(__name__)
 

@@ -30,9 +30,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from extract.corrections.cues import has_cue, is_weak, returns
-from extract.corrections.values import _HAN, _anchored, _same_role, _words, attribute, values
-from extract.text import rx
+from corrections.cues import has_cue, is_weak, returns
+from corrections.values import _HAN, _anchored, _same_role, _words, attribute, values
+from text import rx
 
 _UNTYPED = {"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "PERSON"}
 # an intention to change is no change yet ("想把 X 换成 Y", "thinking of switching to Y")

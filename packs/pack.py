@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from extract.packs.schema import AttributeSpec, FieldSpec, Lang
-from extract.packs.taxonomy import Taxonomy, normalize_name
-from extract.text import rx
-from extract.text.lang import fold
+from packs.schema import AttributeSpec, FieldSpec, Lang
+from packs.taxonomy import Taxonomy, normalize_name
+from text import rx
+from text.lang import fold
 
 _CJK = rx.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 

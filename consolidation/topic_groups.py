@@ -11,9 +11,9 @@ from datetime import datetime, timedelta
 
 import networkx as nx
 
-from extract.consolidation.topic_names import _VALUE_TYPES
-from extract.packs.taxonomy import STRONG, normalize_name
+from consolidation.topic_names import _VALUE_TYPES
 from extract.types import FactRecord
+from packs.taxonomy import STRONG, normalize_name
 
 DEFAULT_CONTEXT_WINDOW = timedelta(minutes=30)
 

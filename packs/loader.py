@@ -13,10 +13,10 @@ import yaml
 from pydantic import ValidationError
 
 from core.errors import ConfigError
-from extract.packs.pack import Pack
-from extract.packs.schema import AttributeSpec, FieldSpec, PackFile
-from extract.packs.taxonomy import Taxonomy, TaxonomyEntry, normalize_name
-from extract.text import rx
+from packs.pack import Pack
+from packs.schema import AttributeSpec, FieldSpec, PackFile
+from packs.taxonomy import Taxonomy, TaxonomyEntry, normalize_name
+from text import rx
 
 FORMAT_VERSION = 1
 DEFAULT_SPEC = "general"

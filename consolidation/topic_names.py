@@ -10,10 +10,10 @@ from typing import Any
 
 import jieba.posseg as pseg
 
-from extract.packs import current as current_pack
-from extract.packs.taxonomy import Taxonomy, normalize_name
-from extract.text import rx
 from extract.types import FactRecord, Lang
+from packs import current as current_pack
+from packs.taxonomy import Taxonomy, normalize_name
+from text import rx
 
 FALLBACK_TOPIC = "general"
 

@@ -1,10 +1,11 @@
 """Domain packs: every word list the extractors use, as versioned YAML data.
 
-The engine in extract/ holds grammar only (pronouns, cue words, number formats). What a
-deployment knows about its domains — the Topic taxonomy, fact labels, behaviour attributes
+The engine (extract/, corrections/, consolidation/) holds grammar only (pronouns, cue
+words, number formats). What a deployment knows about its domains — the Topic taxonomy,
+fact labels, behaviour attributes
 and filter fields, gazetteers (cities, brands), team regions, job words, the words for
 other people (whose statements are not the user's facts) and summary wording
-— comes from packs: ``extract/packs/<name>.yaml`` shipped with the package, or any YAML
+— comes from packs: ``packs/<name>.yaml`` shipped with the package, or any YAML
 file given by path. Packs layer in the order given: a later pack extends the lists of an
 earlier one and overrides its single values (see README, "Domain packs").
 
@@ -20,10 +21,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 
-from extract.packs.loader import DEFAULT_SPEC, load
-from extract.packs.pack import Pack
-from extract.packs.schema import FieldSpec
-from extract.text import rx
+from packs.loader import DEFAULT_SPEC, load
+from packs.pack import Pack
+from packs.schema import FieldSpec
+from text import rx
 
 # --- the active pack ------------------------------------------------------------------------
 

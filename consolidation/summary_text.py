@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from extract.packs import current as current_pack
-from extract.text import rx
 from extract.types import FactRecord, Lang
+from packs import current as current_pack
+from text import rx
 
 _DATED_KINDS = frozenset({"timeline", "plan", "fact"})
 

@@ -17,16 +17,16 @@ from typing import Any
 
 import networkx as nx
 
-from extract.consolidation.decay import decay_factor_for
-from extract.consolidation.summary_text import (
+from consolidation.decay import decay_factor_for
+from consolidation.summary_text import (
     _compose_general,
     _compose_shopping,
     _is_shopping,
     _slot_family,
 )
-from extract.consolidation.topic_groups import whose
-from extract.packs.taxonomy import normalize_name
+from consolidation.topic_groups import whose
 from extract.types import EntityRef, FactRecord, Lang, SummaryDraft
+from packs.taxonomy import normalize_name
 
 GROUP_WINDOW = timedelta(hours=6)
 MAX_CONTENT_CHARS = 600

@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
-from extract.consolidation.topic_filing import Method, _file_group
-from extract.consolidation.topic_groups import DEFAULT_CONTEXT_WINDOW, group_facts
-from extract.consolidation.topic_names import (
+from consolidation.topic_filing import Method, _file_group
+from consolidation.topic_groups import DEFAULT_CONTEXT_WINDOW, group_facts
+from consolidation.topic_names import (
     _GENERIC_LABELS,
     _VALUE_TYPES,
     FALLBACK_TOPIC,
@@ -26,9 +26,9 @@ from extract.consolidation.topic_names import (
     slot_family,
     topic_embedding_text,
 )
-from extract.packs import current as current_pack
-from extract.packs.taxonomy import STRONG, Taxonomy, match_scores, normalize_name
 from extract.types import Embedder, FactRecord, Lang, TopicRecord
+from packs import current as current_pack
+from packs.taxonomy import STRONG, Taxonomy, match_scores, normalize_name
 
 DEFAULT_THRESHOLD = 0.8  # cosine, fact embedding vs Topic embedding
 LINK_THRESHOLD = 0.9  # cosine between two facts of one batch that puts them in one group
