@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from core.settings import Settings, get_settings
 from service.runtime import Runtime
 from web.auth import GRAPHQL_PATH, BearerAuth
 from web.edge import AccessLog, BodyLimit, error_body
+from web.lifespan import health_page, running
 
 log = logging.getLogger(__name__)
 
@@ -160,19 +160,9 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     owned = runtime is None
     rt = runtime or Runtime(settings)
 
-    @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if owned:  # serves before Neo4j answers: /ready says when it does
-            await rt.start_service(run_worker=settings.run_worker)
-        try:
-            yield
-        finally:
-            if owned:
-                await rt.close()
-
-    async def health(request: Request) -> Response:
-        """Liveness: answers from memory (no query), so it stays fast under any load."""
-        return JSONResponse(rt.health())
+    def lifespan(app: Starlette) -> AbstractAsyncContextManager[None]:
+        # serves before Neo4j answers: /ready says when it does
+        return running(rt, lambda: rt.start_service(run_worker=settings.run_worker), owned)
 
     async def ready(request: Request) -> Response:
         """Readiness: 200 once the runtime started and while Neo4j answers, else 503."""
@@ -185,7 +175,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     graphql = GumemGraphQL(rt, settings)
     app = Starlette(
         routes=[
-            Route("/health", health),
+            Route("/health", health_page(rt)),
             Route("/ready", ready),
             Route("/metrics", metrics_page),
             Route(GRAPHQL_PATH, graphql, methods=["GET", "POST"]),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 import strawberry
 from strawberry.scalars import JSON
 
+from api.mapping import mapped
 from core.records import AuditEntry, Provenance
 from service.erasure import Impact
 
@@ -40,34 +42,13 @@ class Trace:
 
     @staticmethod
     def from_data(t: Provenance) -> Trace:
-        return Trace(
-            root_id=strawberry.ID(t.root_id),
-            root_kind=t.root_kind,
-            nodes=[
-                TraceNode(
-                    id=strawberry.ID(n.id),
-                    label=n.label,
-                    properties=JSON(
-                        {
-                            k: (v.isoformat() if isinstance(v, datetime) else v)
-                            for k, v in n.properties.items()
-                        }
-                    ),
-                )
-                for n in t.nodes
-            ],
-            edges=[
-                TraceEdge(
-                    source=strawberry.ID(e.source),
-                    type=e.type,
-                    target=strawberry.ID(e.target),
-                )
-                for e in t.edges
-            ],
-            cypher=t.cypher,
-            params=JSON(t.params),
-            truncated=t.truncated,
-        )
+        nodes = [mapped(TraceNode, n, properties=_iso_times(n.properties)) for n in t.nodes]
+        edges = [mapped(TraceEdge, e) for e in t.edges]
+        return mapped(Trace, t, nodes=nodes, edges=edges)
+
+
+def _iso_times(properties: Mapping[str, object]) -> dict[str, object]:
+    return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in properties.items()}
 
 
 @strawberry.type
@@ -85,19 +66,8 @@ class DeletionImpact:
 
     @staticmethod
     def from_impact(i: Impact) -> DeletionImpact:
-        p = i.plan
-        return DeletionImpact(
-            message_id=strawberry.ID(p.message_id),
-            removed_facts=p.removed_facts,
-            kept_facts=p.kept_facts,
-            restored_facts=p.restored_facts,
-            rebuilt_summaries=i.rebuilt_summaries,
-            retired_summaries=i.retired_summaries,
-            purged_versions=i.purged_versions,
-            new_summaries=[s.draft.content for s in i.rebuilt],
-            orphan_entities=p.orphan_entities,
-            orphan_topics=i.orphan_topics,
-        )
+        # the Impact's own lists first (its orphan_topics are names), then its plan's
+        return mapped(DeletionImpact, i, i.plan, new_summaries=[s.draft.content for s in i.rebuilt])
 
 
 @strawberry.type
@@ -124,11 +94,4 @@ class AuditRecord:
 
     @staticmethod
     def from_entry(e: AuditEntry) -> AuditRecord:
-        return AuditRecord(
-            id=strawberry.ID(e.audit_id),
-            action=e.action,
-            target=e.target,
-            ids=e.ids,
-            counts=JSON(e.counts),
-            at=e.at,
-        )
+        return mapped(AuditRecord, e, id=e.audit_id)

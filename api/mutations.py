@@ -12,6 +12,7 @@ from strawberry.types import Info
 
 from api.audit_types import DeletionImpact, DeletionReport, ForgetReport
 from api.context import Context
+from api.mapping import load_one, mapped
 from api.types import Summary
 from api.write_types import AddMessagesResult, ItemError, MaintenanceResult, MessageInput
 from core.errors import InputError
@@ -48,22 +49,10 @@ class Mutation:
                 ctx.tenant, [m.to_item() for m in messages], wait=wait, wait_s=wait_seconds
             )
         except BatchError as exc:
-            errs = [ItemError(index=e.index, field=e.field, reason=e.reason) for e in exc.errors]
-            return AddMessagesResult(accepted=[], duplicates=[], errors=errs, processed=0)
+            return AddMessagesResult.refused([mapped(ItemError, e) for e in exc.errors])
         except InputError as exc:
-            return AddMessagesResult(
-                accepted=[],
-                duplicates=[],
-                processed=0,
-                errors=[ItemError(index=exc.index, field=exc.field, reason=exc.reason)],
-            )
-        return AddMessagesResult(
-            accepted=[strawberry.ID(i) for i in res.accepted],
-            duplicates=[strawberry.ID(i) for i in res.duplicates],
-            errors=[],
-            processed=res.processed,
-            timed_out=res.timed_out,
-        )
+            return AddMessagesResult.refused([mapped(ItemError, exc)])
+        return mapped(AddMessagesResult, res, errors=[])
 
     @strawberry.mutation(
         description="Re-queue failed Messages by id (attempts start over); how many were."
@@ -83,8 +72,7 @@ class Mutation:
     ) -> Summary | None:
         ctx = info.context
         await ctx.memory.set_memory_status(ctx.tenant, str(id), status)
-        found = await ctx.loaders.summary.load(str(id))
-        return Summary.from_record(found) if found else None
+        return await load_one(ctx.loaders.summary, str(id), Summary.from_record)
 
     @strawberry.mutation(description="Set a Summary's retrieval_boost (ranking weight).")
     async def boost_summary(
@@ -92,8 +80,7 @@ class Mutation:
     ) -> Summary | None:
         ctx = info.context
         await ctx.memory.boost_summary(ctx.tenant, str(id), boost)
-        found = await ctx.loaders.summary.load(str(id))
-        return Summary.from_record(found) if found else None
+        return await load_one(ctx.loaders.summary, str(id), Summary.from_record)
 
     @strawberry.mutation(description="Recompute decay and move memory_status by thresholds.")
     async def run_maintenance(

@@ -7,6 +7,7 @@ from datetime import datetime
 
 import strawberry
 
+from api.mapping import mapped
 from service.records import Processing
 
 
@@ -69,12 +70,4 @@ class MessageProcessing:
                 reason=None,
                 next_attempt_at=None,
             )
-        return MessageProcessing(
-            id=strawberry.ID(m.message_id),
-            status=m.status,
-            user_id=m.user_id,
-            processed_at=m.processed_at,
-            attempts=m.attempts,
-            reason=m.reason,
-            next_attempt_at=m.next_attempt_at,
-        )
+        return mapped(MessageProcessing, m, id=m.message_id)

@@ -11,12 +11,12 @@ from strawberry.types import Info
 
 from api.audit_types import AuditRecord, DeletionImpact, Trace
 from api.context import Context
+from api.mapping import load_one, mapped
 from api.ops_types import FailedMessage, Health, MessageProcessing, WorkerHealth
-from api.recall_types import MemoryContext, MemoryItem
+from api.recall_types import MemoryContext
 from api.types import Fact, Message, Summary, Topic, WorldEntity
 from core.errors import InputError
 from service import erasure
-from service.recall import Item
 
 MAX_PAGE = 200
 
@@ -29,41 +29,13 @@ def _page(limit: int, offset: int) -> tuple[int, int]:
     return limit, offset
 
 
-def _item(it: Item) -> MemoryItem:
-    return MemoryItem(
-        id=strawberry.ID(it.id),
-        kind=it.kind,
-        content=it.content,
-        score=it.score,
-        reason=it.reason,
-        topic=it.topic,
-        confidence=it.confidence,
-        timestamp=it.timestamp,
-        source_fact_ids=it.source_fact_ids,
-        source_message_ids=it.source_message_ids,
-        author=it.author,
-        superseded=it.superseded,
-        relevant_fact_ids=it.relevant_fact_ids,
-    )
-
-
 @strawberry.type
 class Query:
     @strawberry.field
     async def health(self, info: Info[Context, None]) -> Health:
         memory = info.context.memory
         w = memory.pipeline.status if memory.pipeline is not None else None
-        worker = (
-            WorkerHealth(
-                state=w.state,
-                restarts=w.restarts,
-                last_error=w.last_error,
-                last_success=w.last_success,
-                pending_users=w.pending_users,
-            )
-            if w is not None
-            else None
-        )
+        worker = mapped(WorkerHealth, w) if w is not None else None
         return Health(ok=True, neo4j=await memory.server_version(), worker=worker)
 
     @strawberry.field(description="Recall: the context an agent needs for this query.")
@@ -94,15 +66,7 @@ class Query:
             limit=limit,
             as_of=as_of,
         )
-        return MemoryContext(
-            query=r.query,
-            short_term_context=[_item(i) for i in r.short_term],
-            mid_term_context=[_item(i) for i in r.mid_term],
-            long_term_user_context=[_item(i) for i in r.long_term],
-            formatted_context=r.formatted,
-            time_window_start=r.window.start if r.window else None,
-            time_window_end=r.window.end if r.window else None,
-        )
+        return MemoryContext.from_recall(r)
 
     @strawberry.field
     async def topics(
@@ -112,15 +76,7 @@ class Query:
         lim, off = _page(limit, offset)
         found = await ctx.memory.topics(ctx.tenant, user_id, lim, off)
         ctx.charge(len(found))
-        return [
-            Topic(
-                id=strawberry.ID(t.topic_id),
-                name=t.name,
-                summary_count=t.summary_count,
-                fact_count=t.fact_count,
-            )
-            for t in found
-        ]
+        return [Topic.from_record(t) for t in found]
 
     @strawberry.field(
         description="The entities of a user's world that Facts are about (people, pets,"
@@ -137,8 +93,7 @@ class Query:
 
     @strawberry.field(description="One entity of a user's world by id.")
     async def entity(self, info: Info[Context, None], id: strawberry.ID) -> WorldEntity | None:
-        found = await info.context.loaders.entity.load(str(id))
-        return WorldEntity.from_record(found) if found else None
+        return await load_one(info.context.loaders.entity, str(id), WorldEntity.from_record)
 
     @strawberry.field
     async def facts(
@@ -164,18 +119,15 @@ class Query:
 
     @strawberry.field
     async def fact(self, info: Info[Context, None], id: strawberry.ID) -> Fact | None:
-        found = await info.context.loaders.fact.load(str(id))
-        return Fact.from_record(found) if found else None
+        return await load_one(info.context.loaders.fact, str(id), Fact.from_record)
 
     @strawberry.field
     async def summary(self, info: Info[Context, None], id: strawberry.ID) -> Summary | None:
-        found = await info.context.loaders.summary.load(str(id))
-        return Summary.from_record(found) if found else None
+        return await load_one(info.context.loaders.summary, str(id), Summary.from_record)
 
     @strawberry.field
     async def message(self, info: Info[Context, None], id: strawberry.ID) -> Message | None:
-        found = await info.context.loaders.message.load(str(id))
-        return Message.from_record(found) if found else None
+        return await load_one(info.context.loaders.message, str(id), Message.from_record)
 
     @strawberry.field(
         description=(
@@ -225,18 +177,7 @@ class Query:
         ctx = info.context
         lim, off = _page(limit, offset)
         rows = await ctx.memory.failed_messages(ctx.tenant, user_id, lim, off)
-        return [
-            FailedMessage(
-                id=strawberry.ID(r.message_id),
-                user_id=r.user_id,
-                session_id=r.session_id,
-                reason=r.reason,
-                attempts=r.attempts,
-                last_attempt_at=r.last_attempt_at,
-                timestamp=r.timestamp,
-            )
-            for r in rows
-        ]
+        return [mapped(FailedMessage, r, id=r.message_id) for r in rows]
 
     @strawberry.field(
         description="Where each asked Message stands in processing (pending, processed,"

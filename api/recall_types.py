@@ -3,13 +3,30 @@ MemoryItems, each leading to the Summary, Fact or Message it stands for."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.mapping import load_one, mapped
 from api.types import Fact, Message, Summary
+from service.recall import Recall
+
+
+def _stands_for(kind: str, build: Callable[[Any], object]) -> Any:
+    """The field leading to the `kind` (summary, fact or message) an item stands for, loaded
+    by the loader of that name and built by `build`; null for an item of another kind."""
+
+    async def resolve(root: MemoryItem, info: Info[Context, None]) -> object:
+        if root.kind != kind:
+            return None
+        return await load_one(getattr(info.context.loaders, kind), str(root.id), build)
+
+    description = f"The {kind.title()}, when kind is {kind}."
+    return strawberry.field(resolver=resolve, description=description)
 
 
 @strawberry.type
@@ -39,26 +56,9 @@ class MemoryItem:
         "evidence), best first.",
     )
 
-    @strawberry.field(description="The Summary, when kind is summary.")
-    async def summary(self, info: Info[Context, None]) -> Summary | None:
-        if self.kind != "summary":
-            return None
-        found = await info.context.loaders.summary.load(str(self.id))
-        return Summary.from_record(found) if found else None
-
-    @strawberry.field(description="The Fact, when kind is fact.")
-    async def fact(self, info: Info[Context, None]) -> Fact | None:
-        if self.kind != "fact":
-            return None
-        found = await info.context.loaders.fact.load(str(self.id))
-        return Fact.from_record(found) if found else None
-
-    @strawberry.field(description="The Message, when kind is message.")
-    async def message(self, info: Info[Context, None]) -> Message | None:
-        if self.kind != "message":
-            return None
-        found = await info.context.loaders.message.load(str(self.id))
-        return Message.from_record(found) if found else None
+    summary: Summary | None = _stands_for("summary", Summary.from_record)
+    fact: Fact | None = _stands_for("fact", Fact.from_record)
+    message: Message | None = _stands_for("message", Message.from_record)
 
 
 @strawberry.type
@@ -70,3 +70,15 @@ class MemoryContext:
     formatted_context: str
     time_window_start: datetime | None
     time_window_end: datetime | None
+
+    @staticmethod
+    def from_recall(r: Recall) -> MemoryContext:
+        return MemoryContext(
+            query=r.query,
+            short_term_context=[mapped(MemoryItem, i) for i in r.short_term],
+            mid_term_context=[mapped(MemoryItem, i) for i in r.mid_term],
+            long_term_user_context=[mapped(MemoryItem, i) for i in r.long_term],
+            formatted_context=r.formatted,
+            time_window_start=r.window.start if r.window else None,
+            time_window_end=r.window.end if r.window else None,
+        )

@@ -11,7 +11,14 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.limits import NESTED, SOURCE_FACTS, VERSIONS, window
-from service.records import StoredEntity, StoredFact, StoredMessage, StoredSummary
+from api.mapping import load_one, mapped
+from service.records import (
+    StoredEntity,
+    StoredFact,
+    StoredMessage,
+    StoredSummary,
+    StoredTopic,
+)
 
 PAGED = " At most `limit` items (GUMEM_MAX_LIST_SIZE at most), from `offset`."
 
@@ -46,19 +53,7 @@ class Message:
 
     @staticmethod
     def from_record(m: StoredMessage) -> Message:
-        return Message(
-            id=strawberry.ID(m.message_id),
-            user_id=m.user_id,
-            session_id=m.session_id,
-            role=m.role,
-            content=m.content,
-            timestamp=m.timestamp,
-            event_type=m.event_type,
-            page=m.page,
-            metadata=JSON(m.metadata),
-            lang=m.lang,
-            status=m.status,
-        )
+        return mapped(Message, m, id=m.message_id)
 
 
 @strawberry.type
@@ -100,8 +95,7 @@ class Fact:
     async def subject(self, info: Info[Context, None]) -> WorldEntity | None:
         if self.subject_id is None:
             return None
-        found = await info.context.loaders.entity.load(self.subject_id)
-        return WorldEntity.from_record(found) if found else None
+        return await load_one(info.context.loaders.entity, self.subject_id, WorldEntity.from_record)
 
     @strawberry.field
     def entities(self) -> list[str]:
@@ -142,31 +136,7 @@ class Fact:
 
     @staticmethod
     def from_record(f: StoredFact) -> Fact:
-        return Fact(
-            id=strawberry.ID(f.fact_id),
-            user_id=f.user_id,
-            content=f.content,
-            kind=f.kind,
-            slot=f.slot,
-            value=f.value,
-            polarity=f.polarity,
-            explicit=f.explicit,
-            confidence=f.confidence,
-            validity=f.validity,
-            status=f.status,
-            labels=list(f.labels),
-            topic=f.topic,
-            anchors=list(f.anchors),
-            source_message_ids=list(f.source_message_ids),
-            time_start=f.time_start,
-            time_end=f.time_end,
-            created_at=f.created_at,
-            entity_names=list(f.entity_names),
-            sources=list(f.sources),
-            subject_name=f.subject,
-            subject_kind=f.subject_kind,
-            subject_id=f.subject_id,
-        )
+        return mapped(Fact, f, id=f.fact_id, subject_name=f.subject)
 
 
 @strawberry.type(
@@ -193,15 +163,7 @@ class WorldEntity:
 
     @staticmethod
     def from_record(e: StoredEntity) -> WorldEntity:
-        return WorldEntity(
-            id=strawberry.ID(e.entity_id),
-            user_id=e.user_id,
-            name=e.name,
-            kind=e.kind,
-            aliases=list(e.aliases),
-            created_at=e.created_at,
-            updated_at=e.updated_at,
-        )
+        return mapped(WorldEntity, e, id=e.entity_id)
 
 
 @strawberry.type
@@ -242,28 +204,13 @@ class Summary:
 
     @staticmethod
     def from_record(s: StoredSummary) -> Summary:
-        return Summary(
-            id=strawberry.ID(s.summary_id),
-            user_id=s.user_id,
-            content=s.content,
-            topic=s.topic,
-            kind=s.kind,
-            confidence=s.confidence,
-            validity=s.validity,
-            memory_status=s.memory_status,
-            retrieval_boost=s.retrieval_boost,
-            decay_factor=s.decay_factor,
-            event_start=s.event_start,
-            event_end=s.event_end,
-            labels=list(s.labels),
-            anchors=list(s.anchors),
-            evidence=JSON(s.evidence),
-            version=s.version,
-            created_at=s.created_at,
-            source_fact_ids=list(s.source_fact_ids),
-            entities=[Entity(name=e.name, type=e.type) for e in s.entities],
-            supersedes_ids=list(s.supersedes),
-            superseded_by_ids=list(s.superseded_by),
+        return mapped(
+            Summary,
+            s,
+            id=s.summary_id,
+            entities=[mapped(Entity, e) for e in s.entities],
+            supersedes_ids=s.supersedes,
+            superseded_by_ids=s.superseded_by,
         )
 
 
@@ -286,6 +233,10 @@ class Topic:
         loader = lo.all_summaries_of_topic if include_inactive else lo.active_summaries_of_topic
         ids = await loader.load(str(self.id))
         return await _summaries(info.context, ids, limit, offset)
+
+    @staticmethod
+    def from_record(t: StoredTopic) -> Topic:
+        return mapped(Topic, t, id=t.topic_id)
 
 
 async def _facts(ctx: Context, ids: list[str], limit: int, offset: int) -> list[Fact]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.scalars import JSON
 
+from api.mapping import mapped
 from core.inputs import MessageItem
 
 
@@ -22,11 +23,7 @@ class MessageInput:
     metadata: JSON | None = None
 
     def to_item(self) -> MessageItem:
-        return MessageItem(
-            id=str(self.id), user_id=self.user_id, session_id=self.session_id, role=self.role,
-            content=self.content, timestamp=self.timestamp, event_type=self.event_type,
-            page=self.page, metadata=self.metadata,
-        )  # fmt: skip
+        return mapped(MessageItem, self, id=str(self.id))
 
 
 @strawberry.type
@@ -48,6 +45,11 @@ class AddMessagesResult:
         " when the wait ended (its bound passed, or Neo4j stopped answering); ask"
         " processing(ids) later. Otherwise false.",
     )
+
+    @staticmethod
+    def refused(errors: list[ItemError]) -> AddMessagesResult:
+        """The answer to a batch refused whole: nothing accepted, these errors."""
+        return AddMessagesResult(accepted=[], duplicates=[], errors=errors, processed=0)
 
 
 @strawberry.type

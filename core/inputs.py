@@ -39,13 +39,21 @@ _MAX_DEPTH = 8
 
 
 @dataclass(frozen=True)
-class MessageIn:
+class MessageHead:
+    """What every record of a Message starts with: its ids, role, text and time."""
+
     message_id: str
     user_id: str
     session_id: str
     role: str
     content: str
     timestamp: datetime
+
+
+@dataclass(frozen=True)
+class MessageIn(MessageHead):
+    """A checked incoming Message."""
+
     event_type: str
     page: str | None
     metadata: dict[str, Any]

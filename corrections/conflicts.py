@@ -47,8 +47,8 @@ _WISH_EN = rx.compile(
 
 
 @dataclass(frozen=True, kw_only=True)
-class Known:
-    """An older Fact as conflict detection sees it."""
+class _Seen:
+    """A Fact as conflict detection sees it, old or new."""
 
     fact_id: str
     content: str
@@ -59,24 +59,21 @@ class Known:
     embedding: Sequence[float] | None
     sources: tuple[str, ...]
     entities: tuple[tuple[str, str], ...] = ()  # (name, type)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Known(_Seen):
+    """An older Fact as conflict detection sees it."""
+
     previous: str | None = None  # the content of the Fact this one replaced, if any
 
 
 @dataclass(frozen=True, kw_only=True)
-class Claim:
+class Claim(_Seen):
     """A new Fact that may replace an older one (a correction, or a slot value)."""
 
-    fact_id: str
-    content: str
-    kind: str
-    polarity: str
-    slot: str | None
-    valid_from: datetime
-    embedding: Sequence[float] | None
-    sources: tuple[str, ...]
     correction: bool  # the Fact's own clause says something changed (FactDraft.cue)
     retracts: bool = False  # it names what stops being true: the retraction handles it
-    entities: tuple[tuple[str, str], ...] = ()  # (name, type)
 
     def known(self) -> Known:
         """The new Fact as a later claim of the same batch sees it."""

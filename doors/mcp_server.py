@@ -18,15 +18,14 @@ from typing import Literal
 
 from mcp.server.mcpserver import MCPServer
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from core.settings import Settings
-from doors.mcp_tools import RESOURCES, TOOLS, Door
+from doors.mcp_tools import RESOURCES, TOOLS, Door, start_runtime
 from service.runtime import Runtime
 from web.auth import BearerAuth
 from web.edge import AccessLog, BodyLimit
+from web.lifespan import health_page, running
 
 log = logging.getLogger(__name__)
 MCP_PATH = "/mcp"
@@ -84,22 +83,14 @@ def create_http_app(settings: Settings, runtime: Runtime | None = None) -> Starl
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if owned:
-            await rt.start()
-            rt.start_foreground()
-            if settings.run_worker:
-                rt.start_worker()
-        try:
-            async with server.session_manager.run():
-                yield
-        finally:
-            if owned:
-                await rt.close()
+        async with (
+            running(rt, lambda: start_runtime(rt, settings), owned),
+            server.session_manager.run(),
+        ):
+            yield
 
-    async def health(request: Request) -> Response:
-        return JSONResponse(rt.health())
-
-    app = Starlette(routes=[Route("/health", health), *inner.routes], lifespan=lifespan)
+    routes = [Route("/health", health_page(rt)), *inner.routes]
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(BearerAuth, keys=settings.tenants_by_key(), open_paths={"/health"})
     app.add_middleware(AccessLog, routes={"/health", MCP_PATH})  # request ids, no queries

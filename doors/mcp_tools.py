@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import logging
 import traceback
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime
 from functools import wraps
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
@@ -38,6 +38,7 @@ from service import erasure
 from service.memory import Memory
 from service.runtime import Runtime
 from web.auth import tenant_for
+from web.lifespan import running
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -79,18 +80,21 @@ class Door:
         """The server's lifespan: yields this Door to every request's Context; with
         `owns_runtime`, inside it (the stdio session: the extraction processes the runtime
         spawns never write to the protocol's stdout) the runtime is started and closed."""
-        if not self.owns_runtime:
+        async with running(self.runtime, self._start, self.owns_runtime):
             yield self
-            return
-        await self.runtime.start()
+
+    async def _start(self) -> None:
+        await start_runtime(self.runtime, self.settings)
         log.info("MCP over stdio: tenant %r (GUMEM_MCP_TENANT)", self.settings.mcp_tenant)
-        self.runtime.start_foreground()
-        if self.settings.run_worker:
-            self.runtime.start_worker()
-        try:
-            yield self
-        finally:
-            await self.runtime.close()
+
+
+async def start_runtime(runtime: Runtime, settings: Settings) -> None:
+    """An MCP server's start of the runtime it owns: the runtime, its foreground work and,
+    with GUMEM_RUN_WORKER, the worker."""
+    await runtime.start()
+    runtime.start_foreground()
+    if settings.run_worker:
+        runtime.start_worker()
 
 
 def _door(ctx: Context) -> Door:
@@ -137,25 +141,33 @@ def _parse_time(value: str | None, field: str) -> datetime | None:
     return parse_as_of(ts, field)
 
 
+@contextmanager
+def _answered_as(error: type[Exception]) -> Iterator[None]:
+    """GUMem's errors reach the model as `error("CODE: message")` (messages name fields,
+    never quote content); anything else but `error` itself is logged by type and frames
+    only and answered 'internal error'."""
+    try:
+        yield
+    except GumemError as exc:
+        raise error(f"{exc.code}: {exc}") from None
+    except error:
+        raise
+    except Exception as exc:
+        log.error(
+            "unexpected error: %s\n%s",
+            type(exc).__name__,
+            "".join(traceback.format_tb(exc.__traceback__)),
+        )
+        raise error("INTERNAL: internal error") from None
+
+
 def _guarded(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """GUMem's errors reach the model as `CODE: message` (messages name fields, never quote
-    content); anything else is logged by type and frames only and answered 'internal error'."""
+    """A tool whose errors are answered as ToolErrors (`_answered_as`)."""
 
     @wraps(fn)
     async def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
+        with _answered_as(ToolError):
             return await fn(*args, **kwargs)
-        except GumemError as exc:
-            raise ToolError(f"{exc.code}: {exc}") from None
-        except ToolError:
-            raise
-        except Exception as exc:
-            log.error(
-                "unexpected error: %s\n%s",
-                type(exc).__name__,
-                "".join(traceback.format_tb(exc.__traceback__)),
-            )
-            raise ToolError("INTERNAL: internal error") from None
 
     return run
 
@@ -315,18 +327,9 @@ async def _read(
     shown: Callable[[V], dict[str, object]],
     node_id: str,
 ) -> str:
-    try:
+    with _answered_as(ResourceError):
         nid = parse_ident(node_id, "id")
         found = await fetch(_tenant(ctx), [nid])
-    except GumemError as exc:
-        raise ResourceError(f"{exc.code}: {exc}") from None
-    except Exception as exc:
-        log.error(
-            "unexpected error: %s\n%s",
-            type(exc).__name__,
-            "".join(traceback.format_tb(exc.__traceback__)),
-        )
-        raise ResourceError("INTERNAL: internal error") from None
     record = found.get(nid)
     if record is None:  # another tenant's id is not found either
         raise ResourceNotFoundError(f"NOT_FOUND: no {kind} {node_id!r}")

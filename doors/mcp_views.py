@@ -5,9 +5,16 @@ answers (a recall, a deletion's impact) use GraphQL's names (`formattedContext` 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import asdict, fields
 from datetime import datetime
 from typing import Any
 
+from strawberry.utils.str_converters import to_camel_case
+
+from api.audit_types import DeletionImpact
+from api.mapping import shown
+from api.types import Topic
 from core.records import Provenance
 from service import erasure
 from service.recall import Item, Recall
@@ -19,91 +26,41 @@ def _encoded(value: dict[str, object]) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+def _stored(record: Any, renamed: Mapping[str, str], **given: object) -> dict[str, object]:
+    """A record as its node's stored properties: each field under its own name or the one
+    `renamed` gives, tuples as lists; `given` shows a field otherwise."""
+    out: dict[str, object] = {}
+    for f in fields(record):
+        value = given[f.name] if f.name in given else getattr(record, f.name)
+        out[renamed.get(f.name, f.name)] = shown(value)
+    return out
+
+
+def _graphql(value: Any) -> dict[str, object]:
+    """A GraphQL type's fields (not its resolvers) under their GraphQL names."""
+    return {to_camel_case(f.name): getattr(value, f.name) for f in fields(value) if f.init}
+
+
 def message_json(m: StoredMessage, with_ingested: bool = True) -> dict[str, object]:
-    out: dict[str, object] = {
-        "message_id": m.message_id,
-        "user_id": m.user_id,
-        "session_id": m.session_id,
-        "role": m.role,
-        "content": m.content,
-        "timestamp": m.timestamp,
-        "event_type": m.event_type,
-        "page": m.page,
-        "metadata_json": _encoded(m.metadata),
-        "lang": m.lang,
-        "status": m.status,
-    }
-    if with_ingested:
-        out["ingested_at"] = m.ingested_at
+    out = _stored(m, {"metadata": "metadata_json"}, metadata=_encoded(m.metadata))
+    if not with_ingested:
+        del out["ingested_at"]
     return out
 
 
 def fact_json(f: StoredFact) -> dict[str, object]:
-    return {
-        "fact_id": f.fact_id,
-        "user_id": f.user_id,
-        "content": f.content,
-        "kind": f.kind,
-        "slot": f.slot,
-        "value": f.value,
-        "polarity": f.polarity,
-        "explicit": f.explicit,
-        "confidence": f.confidence,
-        "validity": f.validity,
-        "status": f.status,
-        "labels": list(f.labels),
-        "entities": list(f.entity_names),
-        "source_message_ids": list(f.source_message_ids),
-        "lang": f.lang,
-        "topic": f.topic,
-        "anchors": list(f.anchors),
-        "subject": f.subject,
-        "subject_kind": f.subject_kind,
-        "subject_id": f.subject_id,
-        "time_start": f.time_start,
-        "time_end": f.time_end,
-        "created_at": f.created_at,
-        "sources": [message_json(m, with_ingested=False) for m in f.sources],
-    }
+    sources = [message_json(m, with_ingested=False) for m in f.sources]
+    return _stored(f, {"entity_names": "entities"}, sources=sources)
 
 
 def summary_json(s: StoredSummary) -> dict[str, object]:
-    return {
-        "summary_id": s.summary_id,
-        "user_id": s.user_id,
-        "content": s.content,
-        "topic": s.topic,
-        "kind": s.kind,
-        "source_facts": list(s.source_fact_ids),
-        "confidence": s.confidence,
-        "event_start": s.event_start,
-        "event_end": s.event_end,
-        "labels": list(s.labels),
-        "decay_factor": s.decay_factor,
-        "validity": s.validity,
-        "memory_status": s.memory_status,
-        "retrieval_boost": s.retrieval_boost,
-        "evidence_json": _encoded(s.evidence),
-        "anchors": list(s.anchors),
-        "created_at": s.created_at,
-        "updated_at": s.updated_at,
-        "version": s.version,
-        "lang": s.lang,
-        "entities": [
-            {"name": e.name, "type": e.type, "normalized": e.normalized} for e in s.entities
-        ],
-        "supersedes": list(s.supersedes),
-        "superseded_by": list(s.superseded_by),
-    }
+    renamed = {"source_fact_ids": "source_facts", "evidence": "evidence_json"}
+    entities = [asdict(e) for e in s.entities]
+    return _stored(s, renamed, evidence=_encoded(s.evidence), entities=entities)
 
 
 def topic_json(t: StoredTopic) -> dict[str, object]:
-    return {
-        "id": t.topic_id,
-        "name": t.name,
-        "summaryCount": t.summary_count,
-        "factCount": t.fact_count,
-    }
+    return _graphql(Topic.from_record(t))
 
 
 def trace_json(t: Provenance) -> dict[str, object]:
@@ -129,38 +86,33 @@ def iso(value: Any) -> str:
     return str(value)
 
 
+# what a recall item shows of an Item, in this order (under GraphQL's names); `part` is the
+# part of the context it stands in
+ITEM_SHOWN = (
+    "id",
+    "kind",
+    "part",
+    "content",
+    "score",
+    "reason",
+    "topic",
+    "confidence",
+    "timestamp",
+    "author",
+    "superseded",
+    "source_fact_ids",
+    "source_message_ids",
+)
+
+
 def item_json(it: Item, part: str) -> dict[str, Any]:
-    return {
-        "id": it.id,
-        "kind": it.kind,
-        "part": part,
-        "content": it.content,
-        "score": round(it.score, 4),
-        "reason": it.reason,
-        "topic": it.topic,
-        "confidence": it.confidence,
-        "timestamp": it.timestamp.isoformat() if it.timestamp else None,
-        "author": it.author,
-        "superseded": it.superseded,
-        "sourceFactIds": it.source_fact_ids,
-        "sourceMessageIds": it.source_message_ids,
-    }
+    timestamp = it.timestamp.isoformat() if it.timestamp else None
+    given = {"part": part, "score": round(it.score, 4), "timestamp": timestamp}
+    return {to_camel_case(k): given[k] if k in given else getattr(it, k) for k in ITEM_SHOWN}
 
 
 def impact_json(i: erasure.Impact) -> dict[str, Any]:
-    p = i.plan
-    return {
-        "messageId": p.message_id,
-        "removedFacts": p.removed_facts,
-        "keptFacts": p.kept_facts,
-        "restoredFacts": p.restored_facts,
-        "rebuiltSummaries": i.rebuilt_summaries,
-        "retiredSummaries": i.retired_summaries,
-        "purgedVersions": i.purged_versions,
-        "newSummaries": [s.draft.content for s in i.rebuilt],
-        "orphanEntities": p.orphan_entities,
-        "orphanTopics": i.orphan_topics,
-    }
+    return _graphql(DeletionImpact.from_impact(i))
 
 
 def recall_json(r: Recall) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Any, Literal, Protocol
 
 from core.inputs import EVENT_TYPES as EVENT_TYPES
 from core.inputs import ROLES as ROLES
+from core.inputs import MessageHead
 from text.lang import Lang as Lang
 
 Kind = Literal[
@@ -40,15 +41,9 @@ def authored(content: str, metadata: dict[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class MessageRecord:
+class MessageRecord(MessageHead):
     """A stored Message as extraction sees it."""
 
-    message_id: str
-    user_id: str
-    session_id: str
-    role: str
-    content: str
-    timestamp: datetime
     event_type: str = "message"
     page: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
@@ -70,8 +65,8 @@ class EntityRef:
 
 
 @dataclass(frozen=True)
-class FactDraft:
-    """A Fact before it is written: everything graph/ needs to MERGE it."""
+class FactBody:
+    """What a Fact says, drafted or stored: its text, kind, sources, time and slot."""
 
     content: str
     kind: Kind
@@ -86,6 +81,12 @@ class FactDraft:
     polarity: Polarity = "neutral"
     explicit: bool = True
     confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class FactDraft(FactBody):
+    """A Fact before it is written: everything graph/ needs to MERGE it."""
+
     is_correction: bool = False
     cue: bool = False  # the clause itself says something changed (a marker or change cue)
     key: str = ""  # stable identity within a user: "kind:slot" or normalised content
@@ -113,25 +114,12 @@ class Extraction:
     rejections: tuple[Rejection, ...] = ()
 
 
-@dataclass(frozen=True)
-class FactRecord:
-    """A stored Fact as consolidation sees it."""
+@dataclass(frozen=True, kw_only=True)
+class FactRecord(FactBody):
+    """A stored Fact as consolidation sees it (built by keywords: its ids follow the body)."""
 
     fact_id: str
     user_id: str
-    content: str
-    kind: Kind
-    source_message_ids: tuple[str, ...]
-    time_start: datetime
-    time_end: datetime
-    lang: Lang
-    entities: tuple[EntityRef, ...] = ()
-    labels: tuple[str, ...] = ()
-    slot: str | None = None
-    value: str | None = None
-    polarity: Polarity = "neutral"
-    explicit: bool = True
-    confidence: float = 1.0
     validity: str = "active"
     event_types: tuple[str, ...] = ()
     embedding: tuple[float, ...] | None = None

@@ -16,7 +16,7 @@ from extract.types import FactRecord
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid, scope_token, user_uid
 from graph.nodes import LABELS, SCHEMA_LABELS
-from graph.queries import query
+from graph.queries import query, user_rows
 from graph.records import AffectedSummary, TopicUsage
 from graph.topic_summary_writes import NewSummary, summary_row
 
@@ -188,13 +188,8 @@ async def topic_usage(
     removed: list[str],
     purged: list[str],
 ) -> list[TopicUsage]:
-    rows = await db.rows(
-        query("topic_usage"),
-        tenant=tenant,
-        user_id=user_id,
-        topics=topics,
-        removed=removed,
-        purged=purged,
+    rows = await user_rows(
+        db, "topic_usage", tenant, user_id, topics=topics, removed=removed, purged=purged
     )
     return [TopicUsage(r["topic_id"], r["name"], r["facts"], r["summaries"]) for r in rows]
 

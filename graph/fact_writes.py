@@ -17,9 +17,9 @@ from extract.types import FactDraft
 from graph.db import Database, native, tx_rows
 from graph.entities import subject_kind, subject_row
 from graph.fencing import fence
-from graph.ids import entity_id, entity_rows
+from graph.ids import draft_row, entity_id
 from graph.ingest import message_uid, scope_token, user_uid
-from graph.queries import query
+from graph.queries import query, user_rows
 from text import rx
 
 
@@ -57,25 +57,18 @@ def provenance(tenant: str, user_id: str, d: FactDraft) -> str:
 def _fact_row(tenant: str, user_id: str, nf: NewFact) -> dict[str, Any]:
     d = nf.draft
     return {
+        **draft_row(tenant, user_id, d),
         "fact_id": nf.fact_id,
         "key": d.key,
-        "content": d.content,
-        "kind": d.kind,
         "slot": d.slot,
         "value": d.value,
         "polarity": d.polarity,
         "explicit": d.explicit,
-        "confidence": d.confidence,
-        "lang": d.lang,
-        "labels": list(d.labels),
         "time_start": d.time_start,
         "time_end": d.time_end,
         "embedding": nf.embedding,
-        "anchors": list(d.anchors),
         "source_uids": [message_uid(tenant, i) for i in d.source_message_ids],
         "provenance": list(dict.fromkeys(provenance(tenant, user_id, p) for p in nf.parts or (d,))),
-        "entity_names": [e.name for e in d.entities],
-        "entities": entity_rows(tenant, user_id, d.entities),
         "subject": subject_row(tenant, user_id, d, nf.parts),
         "subject_kind": subject_kind(d),
     }
@@ -100,6 +93,16 @@ async def write_facts(
     rows = [_fact_row(tenant, user_id, f) for f in facts]
     rows.sort(key=lambda r: (r["time_end"], r["fact_id"]))
     now = datetime.now(UTC)
+    # the older Facts the new ones replace, each kind by its query (each run when it has rows)
+    supersessions = {
+        "supersede_retracted": [
+            {"fact_id": f.fact_id, "words": list(f.draft.retracts)}
+            for f in facts
+            if f.draft.retracts
+        ],
+        "supersede_ended": _ended_rows(facts),
+        "supersede_conflicts": [{"fact_id": k, "old_id": v} for k, v in (replaces or {}).items()],
+    }
 
     async def work(tx: AsyncManagedTransaction) -> list[str]:
         await fence(tx, tenant, user_id, token)
@@ -116,34 +119,11 @@ async def write_facts(
             if rows
             else []
         )
-        retracted = [
-            {"fact_id": f.fact_id, "words": list(f.draft.retracts)}
-            for f in facts
-            if f.draft.retracts
-        ]
-        if retracted:
-            out += await tx_rows(
-                tx,
-                query("supersede_retracted"),
-                rows=retracted,
-                tenant=tenant,
-                user_id=user_id,
-                now=now,
-            )
-        ended = _ended_rows(facts)
-        if ended:
-            out += await tx_rows(
-                tx, query("supersede_ended"), rows=ended, tenant=tenant, user_id=user_id, now=now
-            )
-        if replaces:
-            out += await tx_rows(
-                tx,
-                query("supersede_conflicts"),
-                rows=[{"fact_id": k, "old_id": v} for k, v in replaces.items()],
-                tenant=tenant,
-                user_id=user_id,
-                now=now,
-            )
+        for name, superseding in supersessions.items():
+            if superseding:
+                out += await tx_rows(
+                    tx, query(name), rows=superseding, tenant=tenant, user_id=user_id, now=now
+                )
         await tx_rows(
             tx,
             query("mark_processed"),
@@ -193,10 +173,11 @@ async def conflict_candidates(
     """The user's latest active Facts with embeddings (what a correction may replace); the
     embedding only of those at least `min_cosine` near one of `vectors` (None for the
     others: too far to be replaced by any of them)."""
-    rows = await db.rows(
-        query("conflict_candidates"),
-        tenant=tenant,
-        user_id=user_id,
+    rows = await user_rows(
+        db,
+        "conflict_candidates",
+        tenant,
+        user_id,
         limit=limit,
         vectors=vectors,
         min_cosine=min_cosine,
@@ -221,5 +202,5 @@ async def conflict_candidates(
 async def active_slots(db: Database, tenant: str, user_id: str, heads: list[str]) -> list[str]:
     """The slots of the user's active Facts that start with one of `heads` (a superset of
     the ones whose head is one of them: the caller compares heads)."""
-    rows = await db.rows(query("active_slots"), tenant=tenant, user_id=user_id, heads=heads)
+    rows = await user_rows(db, "active_slots", tenant, user_id, heads=heads)
     return [r["slot"] for r in rows]

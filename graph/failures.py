@@ -10,7 +10,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid
-from graph.queries import query
+from graph.queries import query, user_rows
 
 
 def retry_delays_ms(max_attempts: int, backoff_s: float, cap_s: float = 3600.0) -> list[int]:
@@ -52,9 +52,7 @@ class FailedMessage:
 async def failed_messages(
     db: Database, tenant: str, user_id: str | None, limit: int, offset: int
 ) -> list[FailedMessage]:
-    rows = await db.rows(
-        query("failed_messages"), tenant=tenant, user_id=user_id, limit=limit, offset=offset
-    )
+    rows = await user_rows(db, "failed_messages", tenant, user_id, limit=limit, offset=offset)
     return [
         FailedMessage(
             r["message_id"],

@@ -9,7 +9,7 @@ from typing import Any
 
 from extract.types import EntityRef, FactRecord
 from graph.db import Database, instants
-from graph.queries import query
+from graph.queries import user_rows
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def _filed(r: dict[str, Any]) -> Filed:
 
 async def dirty_facts(db: Database, tenant: str, user_id: str) -> list[Filed]:
     """The Facts written, re-merged or superseded since the user's last consolidation."""
-    rows = await db.rows(query("dirty_facts"), tenant=tenant, user_id=user_id)
+    rows = await user_rows(db, "dirty_facts", tenant, user_id)
     return [_filed(r) for r in rows]
 
 
@@ -60,9 +60,7 @@ async def facts_of_topics(
     db: Database, tenant: str, user_id: str, topics: list[str], also: list[str] | None = None
 ) -> list[Filed]:
     """The active Facts filed under `topics` (plus the ids in `also`), oldest first."""
-    rows = await db.rows(
-        query("facts_of_topics"), tenant=tenant, user_id=user_id, topics=topics, also=also or []
-    )
+    rows = await user_rows(db, "facts_of_topics", tenant, user_id, topics=topics, also=also or [])
     return [_filed(r) for r in rows]
 
 
@@ -77,10 +75,11 @@ async def facts_near(
     """The filed active Facts sharing a session or a slot family with new ones, or within
     one of their time `spans` (each widened by the context window): the ones whose Topic
     can vote on theirs. Oldest first."""
-    rows = await db.rows(
-        query("facts_near"),
-        tenant=tenant,
-        user_id=user_id,
+    rows = await user_rows(
+        db,
+        "facts_near",
+        tenant,
+        user_id,
         sessions=sessions,
         families=families,
         spans=[{"since": a, "until": b} for a, b in spans],
@@ -94,5 +93,5 @@ async def fact_embeddings(
     """fact id → embedding of these Facts of the user (those that have one)."""
     if not ids:
         return {}
-    rows = await db.rows(query("fact_embeddings"), tenant=tenant, user_id=user_id, ids=ids)
+    rows = await user_rows(db, "fact_embeddings", tenant, user_id, ids=ids)
     return {r["fact_id"]: r["embedding"] for r in rows}

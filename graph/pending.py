@@ -11,7 +11,7 @@ from extract.chat.question import Turn, with_questions
 from extract.types import MessageRecord
 from graph.db import Database, instants
 from graph.ingest import message_uid, user_uid
-from graph.queries import query
+from graph.queries import query, user_rows
 from graph.records import message_record
 
 
@@ -24,12 +24,8 @@ async def pending_messages(
 ) -> list[MessageRecord]:
     """A user's pending Messages due at `now` (a retry waits for its next attempt time);
     a user turn with the assistant turn just before it in its session (`asked`)."""
-    rows = await db.rows(
-        query("pending_messages"),
-        tenant=tenant,
-        user_id=user_id,
-        now=now or datetime.now(UTC),
-        limit=limit,
+    rows = await user_rows(
+        db, "pending_messages", tenant, user_id, now=now or datetime.now(UTC), limit=limit
     )
     if not rows:
         return []
@@ -53,10 +49,11 @@ async def event_window(
 ) -> list[MessageRecord]:
     """The user's behaviour events in [since, until]: the latest `limit` of them, and the
     ones of the `batch` (ids) whatever their number. Oldest first."""
-    rows = await db.rows(
-        query("event_window"),
-        tenant=tenant,
-        user_id=user_id,
+    rows = await user_rows(
+        db,
+        "event_window",
+        tenant,
+        user_id,
         since=since,
         until=until,
         limit=limit,

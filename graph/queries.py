@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from functools import cache
 from importlib.resources import files
-from typing import LiteralString, cast
+from typing import Any, LiteralString, cast
+
+from graph.db import Database
 
 # the `cypher` package's data: found the same in a checkout and in an installed wheel
 CYPHER_DIR = files("cypher")
@@ -16,6 +18,14 @@ def query(name: str) -> LiteralString:
     if not name.replace("_", "").isalnum():
         raise ValueError(f"bad query name {name!r}")
     return cast(LiteralString, CYPHER_DIR.joinpath(f"{name}.cypher").read_text(encoding="utf-8"))
+
+
+async def user_rows(
+    db: Database, name: str, tenant: str, user_id: str | None, **params: Any
+) -> list[dict[str, Any]]:
+    """The rows of the named read over one user's memory: `tenant` and `user_id` go to it
+    as $tenant and $user_id, with `params`."""
+    return await db.rows(query(name), tenant=tenant, user_id=user_id, **params)
 
 
 def shown_query(name: str) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from graph.db import Database, instants, native
 from graph.ingest import message_uid
-from graph.queries import query
+from graph.queries import query, user_rows
 from graph.records import (
     FactVersions,
     MessageStatus,
@@ -106,13 +106,8 @@ async def messages_of_user(
 ) -> list[StoredMessage]:
     """A user's Messages (or one session's), oldest first."""
     name = "messages_of_session" if session_id is not None else "messages_of_user"
-    rows = await db.rows(
-        query(name),
-        tenant=tenant,
-        user_id=user_id,
-        session_id=session_id,
-        limit=limit,
-        offset=offset,
+    rows = await user_rows(
+        db, name, tenant, user_id, session_id=session_id, limit=limit, offset=offset
     )
     return [stored_message(native(r["message"])) for r in rows]
 
@@ -120,9 +115,7 @@ async def messages_of_user(
 async def topics_of_user(
     db: Database, tenant: str, user_id: str, limit: int, offset: int
 ) -> list[StoredTopic]:
-    rows = await db.rows(
-        query("topics_of_user"), tenant=tenant, user_id=user_id, limit=limit, offset=offset
-    )
+    rows = await user_rows(db, "topics_of_user", tenant, user_id, limit=limit, offset=offset)
     return [stored_topic(r["topic"]) for r in rows]
 
 
@@ -136,10 +129,11 @@ async def facts_of_user(
     as_of: datetime | None = None,
 ) -> list[str]:
     """A user's Fact ids, newest first: the active ones (or all), or those valid at `as_of`."""
-    rows = await db.rows(
-        query("facts_of_user"),
-        tenant=tenant,
-        user_id=user_id,
+    rows = await user_rows(
+        db,
+        "facts_of_user",
+        tenant,
+        user_id,
         all=include_inactive,
         limit=limit,
         offset=offset,
@@ -152,9 +146,7 @@ async def entities_of_user(
     db: Database, tenant: str, user_id: str, limit: int, offset: int
 ) -> list[StoredEntity]:
     """A user's world entities (what Facts are about), the latest touched first."""
-    rows = await db.rows(
-        query("entities_of_user"), tenant=tenant, user_id=user_id, limit=limit, offset=offset
-    )
+    rows = await user_rows(db, "entities_of_user", tenant, user_id, limit=limit, offset=offset)
     return [stored_entity(native(r["entity"])) for r in rows]
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from graph.db import Database, instant
 from graph.entities import query_form
 from graph.ingest import message_uid, scope_token
-from graph.queries import query
+from graph.queries import user_rows
 from graph.reads import fact_of_row
 from graph.records import StoredFact
 
@@ -247,10 +247,11 @@ async def candidates(
     """Recall's candidates; with `as_of`, as the memory stood at that time (Messages up to
     it, the Facts valid at it and the Summary versions built from those only)."""
     scope = scope_token(tenant, user_id)
-    rows = await db.rows(
-        query("recall"),
-        tenant=tenant,
-        user_id=user_id,
+    rows = await user_rows(
+        db,
+        "recall",
+        tenant,
+        user_id,
         qvec=qvec,
         now=now,
         lucene=lucene_query(text, scope),

@@ -9,25 +9,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from datetime import datetime
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from core.inputs import MessageHead
 from extract.types import EntityRef, MessageRecord
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 Row = Mapping[str, Any]  # one map as a query returns it (times already Python datetimes)
+R = TypeVar("R", bound="DataclassInstance")
 
 
 @dataclass(frozen=True)
-class StoredMessage:
+class StoredMessage(MessageHead):
     """A Message or app event as stored."""
 
-    message_id: str
-    user_id: str
-    session_id: str
-    role: str
-    content: str
-    timestamp: datetime
     event_type: str
     page: str | None
     metadata: dict[str, object]
@@ -147,115 +147,83 @@ def _json(text: object) -> dict[str, object]:
     return found if isinstance(found, dict) else {}
 
 
+@cache
+def _absent(cls: type[DataclassInstance]) -> dict[str, Any]:
+    """Each field of `cls` → its value when a row has none: its default, else None."""
+    return {f.name: None if f.default is MISSING else f.default for f in fields(cls)}
+
+
+def from_row(cls: type[R], row: Row, **decoded: Any) -> R:
+    """A `cls` from `row`: each field named in `decoded` as given there, every other one
+    the row's value under the field's name, as it is (`_absent` where the row has none)."""
+    absent = _absent(cls)
+    plain = {k: row.get(k, v) for k, v in absent.items() if k not in decoded}
+    return cls(**plain, **decoded)
+
+
 def stored_message(m: Row) -> StoredMessage:
-    return StoredMessage(
-        message_id=m["message_id"],
-        user_id=m["user_id"],
-        session_id=m["session_id"],
-        role=m["role"],
-        content=m["content"],
-        timestamp=m["timestamp"],
+    return from_row(
+        StoredMessage,
+        m,
         event_type=m.get("event_type") or "message",
-        page=m.get("page"),
         metadata=_json(m.get("metadata_json")),
-        lang=m.get("lang"),
         status=m.get("status") or "pending",
-        ingested_at=m.get("ingested_at"),
     )
 
 
 def message_record(m: Row) -> MessageRecord:
     """A stored Message as extraction sees it (the pending queue's record)."""
     s = stored_message(m)
-    return MessageRecord(
-        message_id=s.message_id,
-        user_id=s.user_id,
-        session_id=s.session_id,
-        role=s.role,
-        content=s.content,
-        timestamp=s.timestamp,
-        event_type=s.event_type,
-        page=s.page,
+    return from_row(
+        MessageRecord,
+        vars(s),
         metadata=dict(s.metadata),
         lang="zh" if s.lang == "zh" else "en",
     )
 
 
 def stored_status(r: Row) -> MessageStatus:
-    return MessageStatus(
-        message_id=r["message_id"],
-        user_id=r["user_id"],
+    return from_row(
+        MessageStatus,
+        r,
         status=r.get("status") or "pending",
-        processed_at=r.get("processed_at"),
         attempts=int(r.get("attempts") or 0),
-        reason=r.get("reason"),
-        next_attempt_at=r.get("next_attempt_at"),
     )
 
 
 def stored_fact(f: Row, sources: list[Row]) -> StoredFact:
-    return StoredFact(
-        fact_id=f["fact_id"],
-        user_id=f["user_id"],
-        content=f["content"],
-        kind=f["kind"],
-        slot=f.get("slot"),
-        value=f.get("value"),
+    return from_row(
+        StoredFact,
+        f,
         polarity=f.get("polarity") or "neutral",
         explicit=bool(f.get("explicit")),
         confidence=float(f.get("confidence") or 0.0),
-        validity=f["validity"],
         status=f.get("status") or "pending",
         labels=_strs(f.get("labels")),
         entity_names=_strs(f.get("entities")),
         source_message_ids=_strs(f.get("source_message_ids")),
-        lang=f.get("lang"),
-        topic=f.get("topic"),
         anchors=_strs(f.get("anchors")),
-        time_start=f.get("time_start"),
-        time_end=f.get("time_end"),
-        created_at=f.get("created_at"),
         sources=tuple(stored_message(m) for m in sources),
-        subject=f.get("subject"),
         subject_kind=f.get("subject_kind") or ("user" if f.get("subject") is None else "thing"),
-        subject_id=f.get("subject_id"),
     )
 
 
 def stored_entity(e: Row) -> StoredEntity:
-    return StoredEntity(
-        entity_id=e["entity_id"],
-        user_id=e["user_id"],
-        name=e["name"],
-        kind=e.get("kind") or "thing",
-        aliases=_strs(e.get("aliases")),
-        created_at=e.get("created_at"),
-        updated_at=e.get("updated_at"),
-    )
+    return from_row(StoredEntity, e, kind=e.get("kind") or "thing", aliases=_strs(e.get("aliases")))
 
 
 def stored_summary(s: Row) -> StoredSummary:
-    return StoredSummary(
-        summary_id=s["summary_id"],
-        user_id=s["user_id"],
-        content=s["content"],
-        topic=s["topic"],
-        kind=s.get("kind"),
+    return from_row(
+        StoredSummary,
+        s,
         source_fact_ids=_strs(s.get("source_facts")),
         confidence=float(s["confidence"]),
-        event_start=s.get("event_start"),
-        event_end=s.get("event_end"),
         labels=_strs(s.get("labels")),
         decay_factor=float(s["decay_factor"]),
-        validity=s["validity"],
-        memory_status=s["memory_status"],
         retrieval_boost=float(s["retrieval_boost"]),
         evidence=_json(s.get("evidence_json")),
         anchors=_strs(s.get("anchors")),
-        created_at=s.get("created_at"),
-        updated_at=s.get("updated_at"),
         version=int(s.get("version") or 1),
-        lang=s.get("lang"),
         entities=tuple(
             EntityRef(e["name"], e["type"], e.get("normalized") or "")
             for e in s.get("entities") or ()

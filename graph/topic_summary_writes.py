@@ -14,13 +14,14 @@ from neo4j import AsyncManagedTransaction
 from extract.types import SummaryDraft, TopicRecord
 from graph.db import Database, tx_rows
 from graph.fencing import fence
-from graph.ids import entity_rows
+from graph.ids import draft_row
 from graph.ingest import scope_token, user_uid
-from graph.queries import query
+from graph.queries import query, user_rows
+from graph.records import from_row
 
 
 async def user_topics(db: Database, tenant: str, user_id: str) -> list[TopicRecord]:
-    rows = await db.rows(query("user_topics"), tenant=tenant, user_id=user_id)
+    rows = await user_rows(db, "user_topics", tenant, user_id)
     return [
         TopicRecord(
             topic_id=r["topic_id"],
@@ -51,13 +52,11 @@ async def active_summaries(
 ) -> list[CurrentSummary]:
     """The active Summaries of `topics` (ids, keys, texts, facts and their slots, versions;
     no embeddings: `summary_embeddings`)."""
-    rows = await db.rows(query("active_summaries"), tenant=tenant, user_id=user_id, topics=topics)
+    rows = await user_rows(db, "active_summaries", tenant, user_id, topics=topics)
     return [
-        CurrentSummary(
-            summary_id=r["summary_id"],
-            key=r["key"],
-            content=r["content"],
-            topic=r["topic"],
+        from_row(
+            CurrentSummary,
+            r,
             source_facts=tuple(r["source_facts"] or ()),
             version=int(r["version"] or 1),
             slots=tuple(r["slots"] or ()),
@@ -74,14 +73,7 @@ async def summary_embeddings(db: Database, tenant: str, ids: list[str]) -> dict[
     return {r["content"]: r["embedding"] for r in rows}
 
 
-@dataclass(frozen=True)
-class NewSummary:
-    summary_id: str
-    topic_id: str
-    key: str
-    version: int
-    draft: SummaryDraft
-    embedding: list[float] | None
+# what `write_consolidation` writes, in its order: Topics, filings, Summaries, retirements
 
 
 @dataclass(frozen=True)
@@ -103,38 +95,41 @@ class Filing:
 
 
 @dataclass(frozen=True)
-class Retirement:
-    """An old Summary version deprecated, and the new version that supersedes it, if any."""
-
+class NewSummary:
     summary_id: str
-    successor: str | None
+    topic_id: str
+    key: str
+    version: int
+    draft: SummaryDraft
+    embedding: list[float] | None
 
 
 def summary_row(tenant: str, user_id: str, ns: NewSummary) -> dict[str, Any]:
     d = ns.draft
     return {
+        **draft_row(tenant, user_id, d),
         "summary_id": ns.summary_id,
         "topic_id": ns.topic_id,
         "key": ns.key,
         "version": ns.version,
-        "content": d.content,
         "topic": d.topic,
-        "kind": d.kind,
         "source_facts": list(d.source_fact_ids),
-        "confidence": d.confidence,
         "event_start": d.event_start,
         "event_end": d.event_end,
-        "labels": list(d.labels),
-        "entity_names": [e.name for e in d.entities],
         "decay_factor": d.decay_factor,
         "evidence_json": json.dumps(d.evidence, ensure_ascii=False, sort_keys=True, default=str),
-        "anchors": list(d.anchors),
         "embedding": ns.embedding,
-        "lang": d.lang,
         "subject": d.subject,
         "subject_kind": d.subject_kind,
-        "entities": entity_rows(tenant, user_id, d.entities),
     }
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """An old Summary version deprecated, and the new version that supersedes it, if any."""
+
+    summary_id: str
+    successor: str | None
 
 
 async def write_consolidation(

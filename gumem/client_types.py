@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from core.records import ProvenanceEdge
+
 
 def _dt(value: Any) -> datetime | None:
     return datetime.fromisoformat(value) if isinstance(value, str) and value else None
@@ -112,11 +114,8 @@ class TraceNode:
     properties: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class TraceEdge:
-    source: str
-    type: str
-    target: str
+class TraceEdge(ProvenanceEdge):
+    """An edge of a Trace: the server's provenance edge, as the client reads it."""
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@ per spec."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import ValidationError
@@ -22,6 +22,7 @@ FORMAT_VERSION = 1
 DEFAULT_SPEC = "general"
 PACK_DIR = Path(__file__).parent
 _SLUG = rx.compile(r"^[a-z0-9_]+$")
+_T = TypeVar("_T")
 
 
 def _files(item: str) -> list[Path]:
@@ -112,36 +113,26 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
             _, aliases, cues = topics.setdefault(key, (key, [], []))
             aliases.extend(t.aliases)
             cues.extend(t.cues)
-        for name, terms in f.labels.items():
-            labels.setdefault(name, []).extend(terms)
+        _extend(labels, f.labels.items())
         attributes.update((a.id, a) for a in f.attributes)
         fields.update((s.id, s) for s in f.fields)
-        for label, rows in f.entities.items():
-            entities.setdefault(label, []).extend(rows)
+        _extend(entities, f.entities.items())
         regions.update(f.team_regions)
-        for lang, words in f.jobs.items():
-            jobs.setdefault(lang, []).extend(words)
-        for lang, words in f.people.items():
-            people.setdefault(lang, []).extend(words)
-        for lang, words in f.pets.items():
-            pets.setdefault(lang, []).extend(words)
-        for lang, words in f.household.items():
-            household.setdefault(lang, []).extend(words)
-        for lang, words in f.conditions.items():
-            conditions.setdefault(lang, []).extend(words)
-        for lang, groups in f.relations.items():
-            relations.setdefault(lang, []).extend(groups)
+        _extend(jobs, f.jobs.items())
+        _extend(people, f.people.items())
+        _extend(pets, f.pets.items())
+        _extend(household, f.household.items())
+        _extend(conditions, f.conditions.items())
+        _extend(relations, f.relations.items())
         for kind, by_lang in f.subject_kinds.items():
-            for lang, words in by_lang.items():
-                kinds.setdefault(kind, {}).setdefault(lang, []).extend(words)
+            _extend(kinds.setdefault(kind, {}), by_lang.items())
         for key, texts in f.wording.items():
             wording.setdefault(key, {}).update({str(k): v for k, v in texts.items()})
         for key, names in f.topic_names.items():
             topic_names.setdefault(normalize_name(key), {}).update(
                 {str(k): v for k, v in names.items()}
             )
-        for lang, words in f.endings.items():
-            endings.setdefault(lang, []).extend(words)
+        _extend(endings, f.endings.items())
     taxonomy = Taxonomy(
         tuple(
             TaxonomyEntry(name, _dedupe((name, *aliases)), _dedupe(cues))
@@ -156,20 +147,27 @@ def merge(files: Sequence[PackFile], sources: tuple[str, ...] = ()) -> Pack:
         fields=tuple(fields.values()),
         entities=tuple((label, tuple(rows)) for label, rows in entities.items()),
         team_regions=regions,
-        jobs={lang: _dedupe(words) for lang, words in jobs.items()},
-        people={lang: _dedupe(words) for lang, words in people.items()},
-        pets={lang: _dedupe(words) for lang, words in pets.items()},
-        household={lang: _dedupe(words) for lang, words in household.items()},
-        conditions={lang: _dedupe(words) for lang, words in conditions.items()},
+        jobs=_deduped(jobs),
+        people=_deduped(people),
+        pets=_deduped(pets),
+        household=_deduped(household),
+        conditions=_deduped(conditions),
         relations={lang: tuple(groups) for lang, groups in relations.items()},
-        subject_kinds={
-            kind: {lang: _dedupe(words) for lang, words in by_lang.items()}
-            for kind, by_lang in kinds.items()
-        },
+        subject_kinds={kind: _deduped(by_lang) for kind, by_lang in kinds.items()},
         wording=wording,
         topic_names=topic_names,
-        endings={lang: _dedupe(words) for lang, words in endings.items()},
+        endings=_deduped(endings),
     )
+
+
+def _extend(into: dict[str, list[_T]], more: Iterable[tuple[str, Sequence[_T]]]) -> None:
+    """Each key's items after the ones the packs before gave it."""
+    for key, items in more:
+        into.setdefault(key, []).extend(items)
+
+
+def _deduped(by_key: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
+    return {key: _dedupe(items) for key, items in by_key.items()}
 
 
 def _dedupe(items: Sequence[str]) -> tuple[str, ...]:

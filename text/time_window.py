@@ -8,22 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from text import rx
+from text.lang import parse_cn_int
 from text.timecues import MONTHS_EN, Span, _day, _month, _week, month_index
-
-_ZH_DIGITS = {
-    "一": 1,
-    "二": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-    "十一": 11,
-    "十二": 12,
-}
 
 
 @dataclass(frozen=True)
@@ -161,7 +147,7 @@ def _parse_time_cue(query: str, now: datetime) -> Window | None:
     m = _MONTH_ZH.search(query)
     if m:
         raw = m.group(2)
-        month = _ZH_DIGITS.get(raw) or int(raw)
+        month = parse_cn_int(raw) or int(raw)  # "十一" or "11"
         start, end = _recalled_month(now, month)
         return Window(start, end, m.group("cue"))
     return None

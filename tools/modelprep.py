@@ -25,15 +25,13 @@ the directory.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import logging
 import os
 import shutil
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +40,7 @@ import onnx
 from tools.e5_bin import CONVERTER_VERSION, QK, E5Bin, default_source_bin, read_e5_bin
 from tools.e5_onnx import build_onnx_model
 from tools.e5_tokenizer import MAX_TOKENS, build_tokenizer
+from tools.locking import flock
 
 # the directory layout the runtime reads (vectors/embedding.py owns it)
 from vectors.embedding import MARKER_FILENAME, MODEL_DIRNAME, ONNX_FILENAME
@@ -86,16 +85,6 @@ def _is_complete(model_dir: Path, source_sha256: str) -> bool:
     return True
 
 
-@contextmanager
-def _locked(lock_path: Path) -> Iterator[None]:
-    with lock_path.open("a") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
 def _write_json(path: Path, payload: Mapping[str, Any]) -> None:
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -133,6 +122,14 @@ def _write_model_dir(e5: E5Bin, out: Path, source: Path, source_sha256: str) -> 
             "gumem": {"source": source.name, "source_sha256": source_sha256},
         },
     )
+    specials = {
+        "bos_token": bos,
+        "eos_token": eos,
+        "cls_token": bos,
+        "sep_token": eos,
+        "pad_token": pad,
+        "unk_token": unk,
+    }
     _write_json(
         out / "tokenizer_config.json",
         {
@@ -140,12 +137,7 @@ def _write_model_dir(e5: E5Bin, out: Path, source: Path, source_sha256: str) -> 
             "model_max_length": min(MAX_TOKENS, e5.max_positions),
             "padding_side": "right",
             "truncation_side": "right",
-            "bos_token": bos,
-            "eos_token": eos,
-            "cls_token": bos,
-            "sep_token": eos,
-            "pad_token": pad,
-            "unk_token": unk,
+            **specials,
             "mask_token": "<mask>",
             "clean_up_tokenization_spaces": True,
         },
@@ -153,12 +145,7 @@ def _write_model_dir(e5: E5Bin, out: Path, source: Path, source_sha256: str) -> 
     _write_json(
         out / "special_tokens_map.json",
         {
-            "bos_token": bos,
-            "eos_token": eos,
-            "cls_token": bos,
-            "sep_token": eos,
-            "pad_token": pad,
-            "unk_token": unk,
+            **specials,
             "mask_token": {
                 "content": "<mask>",
                 "lstrip": True,
@@ -195,7 +182,7 @@ def prepare(cache_dir: Path, force: bool = False, source: Path | None = None) ->
     if not force and _is_complete(target, source_sha256):
         logger.debug("model dir %s is up to date", target)
         return target
-    with _locked(cache_dir / f".{MODEL_DIRNAME}.lock"):
+    with flock(cache_dir / f".{MODEL_DIRNAME}.lock"):
         if not force and _is_complete(target, source_sha256):
             return target
         started = time.perf_counter()

@@ -7,8 +7,6 @@ newer than the jar. :mod:`tools.neo4j_dev` starts and stops it.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import logging
 import os
 import re
@@ -16,8 +14,9 @@ import shutil
 import subprocess
 import time
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
+
+from tools.locking import flock
 
 DEFAULT_TOOLS_DIR = Path(__file__).resolve().parent / "neo4j-dev"
 JAR_NAME = "neo4j-dev.jar"
@@ -74,17 +73,6 @@ def is_built(tools_dir: Path) -> bool:
     except (OSError, KeyError, zipfile.BadZipFile):
         return False
     return bool(entries) and all((jar.parent / e).is_file() for e in entries)
-
-
-@contextlib.contextmanager
-def flock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def build(tools_dir: Path = DEFAULT_TOOLS_DIR, log: Path | None = None) -> Path:

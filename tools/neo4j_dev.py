@@ -31,7 +31,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from tools.neo4j_build import DEFAULT_TOOLS_DIR, Neo4jDevError, build, find_java, flock
+from tools.locking import flock
+from tools.neo4j_build import DEFAULT_TOOLS_DIR, Neo4jDevError, build, find_java
 from tools.neo4j_conf import (
     DEFAULT_HEAP,
     HEAP,

@@ -80,7 +80,7 @@ from extract.chat.tokens import (
 )
 from extract.nlp import doc_text, ents_in, gazetteer_lookup
 from extract.types import Kind, Lang, Polarity
-from packs import current
+from packs import PackPattern, current
 from text import rx
 from text.lang import fmt_number, fold, parse_number
 
@@ -144,6 +144,11 @@ def _city(doc: Doc, start: int, end: int, raw: str) -> str:
     return hit[1] if hit else _PARTICLES.sub("", raw.strip())
 
 
+def _city_at(doc: Doc, start: int, m: rx.Match) -> str:
+    """The city of a match's ``city`` group, the match taken in the clause from ``start``."""
+    return _city(doc, start + m.start("city"), start + m.end("city"), m.group("city"))
+
+
 _TEAM_ARTICLE = rx.compile(r"^(?:the|our|my)\s+")
 _TEAM_SUFFIX = rx.compile(r"(?:团队|组|部门|\s*team)$")
 
@@ -164,13 +169,10 @@ def _slot(doc: Doc, start: int, end: int, lang: Lang) -> tuple[str | None, str |
     for pattern in (_TEAM_CITY_ZH,) if zh else _TEAM_CITY_EN:
         m = pattern.search(text)
         if m:
-            s, e = start + m.start("city"), start + m.end("city")
-            return f"default_city:{team_slug(m.group('team'))}", _city(doc, s, e, m.group("city"))
+            return f"default_city:{team_slug(m.group('team'))}", _city_at(doc, start, m)
     m = (_CITY_ONLY_ZH if zh else _CITY_ONLY_EN).search(text)
     if m:
-        return "default_city", _city(
-            doc, start + m.start("city"), start + m.end("city"), m.group("city")
-        )
+        return "default_city", _city_at(doc, start, m)
     money = _money(doc, start, end)
     if money and (
         (_BUDGET_ZH if zh else _BUDGET_EN).search(text)
@@ -206,7 +208,7 @@ def _slot_en(doc: Doc, start: int, text: str) -> tuple[str | None, str | None]:
     for slot, pattern in (("home_city", _HOME_EN), ("hometown", _FROM_EN)):
         m = pattern.search(text)
         if m:
-            return slot, _city(doc, start + m.start("city"), start + m.end("city"), m.group("city"))
+            return slot, _city_at(doc, start, m)
     m = _NAME_EN.search(text)
     if m:
         return "name", m.group("v")
@@ -225,18 +227,14 @@ def _slot_en(doc: Doc, start: int, text: str) -> tuple[str | None, str | None]:
 def _slot_zh(doc: Doc, start: int, text: str) -> tuple[str | None, str | None]:
     m = _HOME_ZH.search(text)
     if m:
-        return "home_city", _city(
-            doc, start + m.start("city"), start + m.end("city"), m.group("city")
-        )
+        return "home_city", _city_at(doc, start, m)
     m = _LIVE_IN_ZH.search(text)
     if m and gazetteer_lookup(m.group("city")):
         slot = "work_city" if m.group("verb") in ("工作", "上班") else "home_city"
-        return slot, _city(doc, start + m.start("city"), start + m.end("city"), m.group("city"))
+        return slot, _city_at(doc, start, m)
     m = _FROM_ZH.search(text)
     if m and gazetteer_lookup(m.group("city")):
-        return "hometown", _city(
-            doc, start + m.start("city"), start + m.end("city"), m.group("city")
-        )
+        return "hometown", _city_at(doc, start, m)
     m = _NAME_ZH.search(text)
     if m:
         return "name", m.group("v")
@@ -253,26 +251,33 @@ def _slot_zh(doc: Doc, start: int, text: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+# (pattern, kind, polarity), the first that matches wins
+_KindCues = tuple[tuple[rx.Pattern | PackPattern, Kind, Polarity], ...]
+_KINDS_ZH: _KindCues = (
+    (_IDENTITY_ZH, "identity", "neutral"),
+    (_AVOID_ZH, "preference", "avoids"),
+    (_STRONG_CON_ZH, "constraint", "avoids"),
+    (_PLAN_ZH, "plan", "neutral"),
+    (_LIKE_ZH, "preference", "likes"),
+    (_BEHAV_ZH, "behavior_pattern", "neutral"),
+    (_WEAK_CON_ZH, "constraint", "neutral"),
+    (_FUTURE_CUE, "plan", "neutral"),
+    (_PAST_ZH, "timeline", "neutral"),
+)
+# the English cues checked after a liking, before a past tense
+_LATE_KINDS_EN: _KindCues = (
+    (_BEHAV_EN, "behavior_pattern", "neutral"),
+    (_WEAK_CON_EN, "constraint", "neutral"),
+    (_FUTURE_CUE, "plan", "neutral"),
+)
+
+
+def _first_kind(text: str, table: _KindCues) -> tuple[Kind, Polarity] | None:
+    return next(((kind, pol) for pattern, kind, pol in table if pattern.search(text)), None)
+
+
 def _kind_zh(text: str) -> tuple[Kind, Polarity]:
-    if _IDENTITY_ZH.search(text):
-        return "identity", "neutral"
-    if _AVOID_ZH.search(text):
-        return "preference", "avoids"
-    if _STRONG_CON_ZH.search(text):
-        return "constraint", "avoids"
-    if _PLAN_ZH.search(text):
-        return "plan", "neutral"
-    if _LIKE_ZH.search(text):
-        return "preference", "likes"
-    if _BEHAV_ZH.search(text):
-        return "behavior_pattern", "neutral"
-    if _WEAK_CON_ZH.search(text):
-        return "constraint", "neutral"
-    if _FUTURE_CUE.search(text):
-        return "plan", "neutral"
-    if _PAST_ZH.search(text):
-        return "timeline", "neutral"
-    return "fact", "neutral"
+    return _first_kind(text, _KINDS_ZH) or ("fact", "neutral")
 
 
 def _negated(tok: Token) -> bool:
@@ -298,12 +303,9 @@ def _kind_en(text: str, toks: list[Token]) -> tuple[Kind, Polarity]:
         return "plan", "neutral"
     if _LIKE_EN.search(text) or any(t.lemma_ in _LIKE_LEMMAS for t in verbs):
         return "preference", "avoids" if _NEG_EN.search(text) else "likes"
-    if _BEHAV_EN.search(text):
-        return "behavior_pattern", "neutral"
-    if _WEAK_CON_EN.search(text):
-        return "constraint", "neutral"
-    if _FUTURE_CUE.search(text):
-        return "plan", "neutral"
+    late = _first_kind(text, _LATE_KINDS_EN)
+    if late:
+        return late
     root = next((t for t in toks if t.dep_ == "ROOT"), None)
     if _PAST_EN.search(text) or (
         root is not None and root.tag_ == "VBD" and any(_first_person(c) for c in root.children)

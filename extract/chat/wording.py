@@ -143,12 +143,35 @@ def _imperative_en(doc: Doc, start: int, end: int, subject: str) -> str:
     return f"{subject} asks to {text[:1].lower()}{text[1:]}"
 
 
-def _template_en(slot: str, value: str, money_text: str | None, subject: str) -> str:
+# the slots worded by one template each: {subject} and {value} (a budget's money text)
+_TEMPLATES_EN = {
+    "budget": "{subject}'s budget is {value}",
+    "size": "{subject} wears size {value}",
+    "home_city": "{subject} lives in {value}",
+}
+_TEMPLATES_ZH = {
+    "budget": "{subject}预算在 {value}",
+    "size": "{subject}穿 {value} 码",
+    "home_city": "{subject}住在{value}",
+}
+
+
+def _templated(
+    templates: dict[str, str], slot: str, value: str, money_text: str | None, subject: str
+) -> str | None:
     base = slot.split(":", 1)[0]
-    if base == "budget":
-        return f"{subject}'s budget is {money_text or value}"
-    if base == "size":
-        return f"{subject} wears size {value}"
+    template = templates.get(base)
+    if template is None:
+        return None
+    shown = (money_text or value) if base == "budget" else value
+    return template.format(subject=subject, value=shown)
+
+
+def _template_en(slot: str, value: str, money_text: str | None, subject: str) -> str:
+    fixed = _templated(_TEMPLATES_EN, slot, value, money_text, subject)
+    if fixed is not None:
+        return fixed
+    base = slot.split(":", 1)[0]
     if base == "default_city":
         team = (
             slot.split(":", 1)[1].replace("_team", "").replace("_", " ").title()
@@ -160,8 +183,6 @@ def _template_en(slot: str, value: str, money_text: str | None, subject: str) ->
             if team
             else f"{subject}'s default city is {value}"
         )
-    if base == "home_city":
-        return f"{subject} lives in {value}"
     qual = slot.partition(":")[2]
     name = f"{qual} {base}" if qual and base != "allergy" else base
     return f"{subject}'s {name.replace('_', ' ')} is {value}"
@@ -252,14 +273,8 @@ def _wording_zh(text: str, subject: str, kind: Kind, slot: str | None, topic: bo
 
 
 def _template_zh(slot: str, value: str, money_text: str | None, subject: str) -> str:
-    base = slot.split(":", 1)[0]
-    if base == "budget":
-        return f"{subject}预算在 {money_text or value}"
-    if base == "size":
-        return f"{subject}穿 {value} 码"
-    if base == "home_city":
-        return f"{subject}住在{value}"
-    return f"{subject}的{base}为 {value}"
+    fixed = _templated(_TEMPLATES_ZH, slot, value, money_text, subject)
+    return fixed if fixed is not None else f"{subject}的{slot.split(':', 1)[0]}为 {value}"
 
 
 # --- a fact about an entity of the user's world ---------------------------------------------
