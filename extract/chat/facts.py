@@ -27,7 +27,13 @@ from extract.chat.segments import _clauses, _Piece
 from extract.chat.subject import Subject, synonyms
 from extract.chat.subject_en import anaphor_led_en, coordinated_en, subject_en
 from extract.chat.subject_slot import anaphor_attr
-from extract.chat.subject_zh import anaphor_led_zh, noun_phrase_zh, subject_zh, subjectless_zh
+from extract.chat.subject_zh import (
+    anaphor_led_zh,
+    attribute_led_zh,
+    noun_phrase_zh,
+    subject_zh,
+    subjectless_zh,
+)
 from extract.chat.tokens import _tokens
 from extract.nlp import doc_text
 from extract.types import Extraction, FactDraft, Lang, MessageRecord, Rejection
@@ -154,7 +160,7 @@ def _about(
     if lang == "zh":
         own = subject_zh(text)
         pron: str | None = anaphor_led_zh(text)
-        bare = subjectless_zh(text)
+        bare = subjectless_zh(text) or attribute_led_zh(text)
     else:
         own = subject_en(toks)
         tok = anaphor_led_en(toks)

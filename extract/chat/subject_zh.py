@@ -353,6 +353,13 @@ def noun_led_zh(text: str) -> bool:
     return f == "n" and nxt != "的" and _people_kind(w, "zh") is None
 
 
+def attribute_led_zh(text: str) -> bool:
+    """A clause that is a bare attribute and its value ("<A>是 Z", "<A>：Z"): no owner of
+    its own, so it is the attribute of what the clause before spoke of."""
+    words = _words(text[:_LEAD_CHARS])
+    return noun_led_zh(text) and len(words) > 1 and words[1][0] in ("是", "为", "：", ":")
+
+
 _SPEAKER_MODAL_ZH = rx.compile(
     r"^(?:也|还|就|都|先|再|只|所以|因此)*(?:得|需要|必须|想|希望|考虑|记得|别|不要|不用|请|帮|麻烦)"
 )
@@ -381,6 +388,7 @@ def subjectless_zh(text: str) -> bool:
 
 __all__ = [
     "anaphor_led_zh",
+    "attribute_led_zh",
     "instructs_user_zh",
     "noun_led_zh",
     "noun_phrase_zh",

@@ -343,3 +343,22 @@ def test_a_topic_before_the_user_as_subject_is_no_subject(
     """ "<N>那边我换了，现在 …": the noun phrase is the topic, the user the clause's subject."""
     ex = run(en_nlp, zh_nlp, "理发师那边我换了，现在去南门的理发店。")
     assert ex.facts and all(f.subject is None for f in ex.facts), ex
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "value"),
+    [
+        ("我的律师姓陈，电话是 13800001111。", "律师", "13800001111"),
+        ("我的牙医叫周岚，诊所地址是滨江路 8 号。", "牙医", "滨江路"),
+    ],
+)
+def test_a_bare_attribute_after_a_person_is_theirs(
+    en_nlp: Language, zh_nlp: Language, text: str, subject: str, value: str
+) -> None:
+    """ "…，电话是 Z": an attribute with no owner of its own belongs to whom the clause
+    before spoke of; after the user's own clause it stays the user's."""
+    ex = run(en_nlp, zh_nlp, text)
+    facts = [f for f in ex.facts if value in f.content]
+    assert facts and all(f.subject == subject for f in facts), ex
+    own = run(en_nlp, zh_nlp, "我在杭州上班，电话是 13900002222。")
+    assert [f.subject for f in own.facts if "139" in f.content] == [None], own
