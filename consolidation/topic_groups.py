@@ -30,8 +30,11 @@ def group_facts(
     its communities, each in time order, earliest first."""
     graph = nx.Graph()
     graph.add_nodes_from(f.fact_id for f in facts)
+    who = {f.fact_id: whose(f) for f in facts}
     for i, a in enumerate(facts):
         for b in facts[i + 1 :]:
+            if who[a.fact_id] != who[b.fact_id]:
+                continue  # one Summary speaks of one subject: the user, or one of their world
             weight = _link(a, b, scores, vecs, window, link)
             if weight > 0:
                 graph.add_edge(a.fact_id, b.fact_id, weight=weight)
@@ -61,8 +64,6 @@ def _link(
     window: timedelta,
     link: float,
 ) -> float:
-    if whose(a) != whose(b):
-        return 0.0  # one Summary speaks of one subject: the user, or one entity of their world
     weight = 0.0
     if a.slot and b.slot and a.slot == b.slot:
         weight += 2.0

@@ -1,16 +1,16 @@
 """Memory about someone else in recall: the weight a turn extraction found no memory in is
 ranked at (`rejected_scales`: in full when the query names the person it is about, lower
 when the query is about the user's own matters), the same for Facts and Summaries about
-someone else (`others_scales`, `summary_aside`), and whether a query asks about someone
+someone else (`others_scales`, `aside_of`), and whether a query asks about someone
 other than the user (`asks_about_others`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from extract.chat.subject import occupation
+from extract.chat.subject import named_by
 from graph.recall import Candidates, MessageCandidate
 from packs import current as current_pack
 from packs.pack import Pack
@@ -87,6 +87,16 @@ def _people_words(pack: Pack) -> tuple[tuple[str, ...], frozenset[str]]:
     return zh, en
 
 
+def aside_of(query: str) -> Callable[[str | None], bool]:
+    """Whether memory about a person (by name; None: the user) is aside from `query`: the
+    query neither names them nor asks about anyone. The query is read once."""
+    if asks_about_others(query):
+        return lambda _who: False
+    low = query.lower()
+    words = frozenset(WORDS.findall(low))
+    return lambda who: who is not None and not _names(who, low, words)
+
+
 def others_scales(c: Candidates, query: str, others: float) -> dict[str, float]:
     """The weight of the Facts about someone else that a query about the user's own matters
     neither names nor asks about, and of the turns only such Facts cite: `others` (a person's;
@@ -94,10 +104,9 @@ def others_scales(c: Candidates, query: str, others: float) -> dict[str, float]:
     else's attribute or routine is their matter; their constraint (an allergy, a condition)
     keeps its weight, as a plan of the user's may have to respect it, and so does what is
     known of someone who works for the user (their routine is the user's appointment)."""
-    if not c.details or asks_about_others(query):
+    if not c.details:
         return {}
-    low = query.lower()
-    words = frozenset(WORDS.findall(low))
+    aside = aside_of(query)
     named = {f.id for f in c.entity_facts}
     out: dict[str, float] = {}
     kept: set[str] = set()
@@ -105,10 +114,12 @@ def others_scales(c: Candidates, query: str, others: float) -> dict[str, float]:
         f = d.get("fact") or {}
         sources = f.get("source_message_ids") or ()
         who = _about(d) if f.get("subject_kind") == "person" else None
-        if who is None or fid in named or f.get("kind") == "constraint" or occupation([who]):
-            kept.update(sources)
-            continue
-        if _names(who, low, words):
+        if (
+            not aside(who)
+            or fid in named
+            or f.get("kind") == "constraint"
+            or named_by([who or ""], "jobs")
+        ):
             kept.update(sources)
             continue
         out[fid] = others
@@ -124,15 +135,6 @@ def speaks_of_self(query: str) -> bool:
     own matters, so memory about someone it does not name is not shown for it."""
     low = query.lower()
     return "我" in low or bool(frozenset(WORDS.findall(low)) & _FIRST_EN)
-
-
-def summary_aside(about: str | None, query: str) -> bool:
-    """Whether a Summary about someone else is aside from a query about the user's own
-    matters (it neither names them nor asks about anyone)."""
-    if about is None:
-        return False
-    low = query.lower()
-    return not _names(about, low, frozenset(WORDS.findall(low))) and not asks_about_others(query)
 
 
 def _names(who: str, low: str, words: frozenset[str]) -> bool:

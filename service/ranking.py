@@ -23,6 +23,7 @@ from datetime import datetime
 from consolidation.decay import rank_factor
 from graph.recall import Candidates, MessageCandidate, SummaryCandidate
 from service.others import (
+    aside_of,
     asks_how_many,
     others_scales,
     rejected_scales,
@@ -30,7 +31,6 @@ from service.others import (
     speaks_of_self,
     subject_of,
     subjects,
-    summary_aside,
 )
 from text.time_window import Window
 
@@ -164,7 +164,8 @@ def rank_summaries(
     dense = _ranks(s.summary_id for s in by_cos)
     hits = sorted(c.summary_hits, key=lambda h: (-h.score, h.id))
     lexical = _ranks(h.id for h in hits if h.id in rows)
-    aside = {i for i, s in rows.items() if summary_aside(s.about, query)}
+    is_aside = aside_of(query)
+    aside = {i for i, s in rows.items() if is_aside(s.about)}
     scale = {
         i: weights.summary
         * rank_factor(s.memory_status or "active", _boost(s))
@@ -341,17 +342,18 @@ def _session_sum(
     return out
 
 
-def left_aside(r: Ranked, best: float, query: str) -> bool:
+def left_aside(r: Ranked, best: float, first_person: bool) -> bool:
     """Whether memory about someone else the query does not name stays out of its context:
-    always for a query in the first person (about the user's own matters), else when its
-    own match is below `FLOOR_SHOW` of the best."""
-    return r.aside and (speaks_of_self(query) or r.own < FLOOR_SHOW * best)
+    always for a query in the first person (`speaks_of_self`: about the user's own
+    matters), else when its own match is below `FLOOR_SHOW` of the best."""
+    return r.aside and (first_person or r.own < FLOOR_SHOW * best)
 
 
 def plan(c: Candidates, w: Window | None, limit: int, weights: Weights, query: str = "") -> Plan:
     ranked = rank_summaries(c, w, weights, query)
     best = max((r.own for r, _s in ranked), default=0.0)
-    kept = [(r, s) for r, s in ranked if not left_aside(r, best, query)]
+    first = speaks_of_self(query)
+    kept = [(r, s) for r, s in ranked if not left_aside(r, best, first)]
     shown = kept[: min(MAX_SUMMARIES, max(1, limit // 3))]
     return Plan(shown, _windowed(c, w, limit, weights, query), limit, w)
 

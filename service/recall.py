@@ -19,7 +19,7 @@ from service.context import (
     inline,
     named_author,
 )
-from service.others import WORDS, asks_about_others
+from service.others import WORDS, asks_about_others, speaks_of_self
 from service.ranking import (
     FLOOR_SHOW,
     RRF_K,
@@ -80,6 +80,7 @@ def assemble(
     best = max((r.own for r in p.evidence), default=0.0)
     rejected = {m.message_id for m in [*c.messages, *c.message_hits] if m.rejected}
     mine = any(not r.aside for r in p.evidence)  # else what is aside is all there is
+    first = speaks_of_self(query)
     # the evidence that bears on the query: what could be shown within the limit
     score_of = {r.id: r.score for r in p.evidence[: p.limit]}
     backs = {f: s.summary_id for _r, s in p.summaries for f in s.source_facts}
@@ -93,7 +94,7 @@ def assemble(
         if len(mid) >= p.limit:
             break
         below = r.kind == "message" and r.id in rejected and r.own < FLOOR_SHOW * best
-        if s is None and (below or (mine and left_aside(r, best, query))):
+        if s is None and (below or (mine and left_aside(r, best, first))):
             continue
         if s is not None:
             mid.append(_summary_item(s, r, p.window, score_of))

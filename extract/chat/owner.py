@@ -25,7 +25,7 @@ from extract.chat.lexicon import (
     _rx,
 )
 from extract.chat.slots import slot_zh
-from extract.chat.subject import Subject, occupation
+from extract.chat.subject import Subject, named_by
 from extract.chat.subject_zh import instructs_user_zh, subject_zh
 from extract.chat.tokens import (
     _DIGIT,
@@ -250,18 +250,13 @@ def _household(subject: Subject) -> bool:
         return False
     if subject.kind == "pet":
         return True
-    names = [subject.name, *(subject.aliases or ()), subject.relation or ""]
-    words = {w.lower() for lang in ("zh", "en") for w in current_pack().household.get(lang, ())}
-    return any(
-        w and (w in n.lower().split() or (w in n and not w.isascii())) for n in names for w in words
-    )
+    return named_by(subject.names(), "household")
 
 
 def _works_for_user(subject: Subject) -> bool:
     """The user's own <job> (a person named by an occupation of the pack, someone who
     works for the user): their routine is when and where the user sees them."""
-    names = [subject.name, *(subject.aliases or ()), subject.relation or ""]
-    return subject.mine and subject.kind == "person" and occupation(names)
+    return subject.mine and subject.kind == "person" and named_by(subject.names(), "jobs")
 
 
 # a verb with 了/过 and what it did or got ("点了三份", "买过一台"): a reported event

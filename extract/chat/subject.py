@@ -14,11 +14,14 @@ the slot of a Fact about a subject in subject_slot.py.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from extract.chat.lexicon import USER_EN, USER_ZH
 from extract.types import Lang
 from packs import current as current_pack
+from packs.pack import Pack
 from text import rx
 
 
@@ -32,6 +35,10 @@ class Subject:
     mine: bool = False
     attr: str | None = None  # the attribute the clause gives it ("地点", "venue", "年龄")
     relation: str | None = None  # the relation it was introduced by, with a name as alias
+
+    def names(self) -> tuple[str, ...]:
+        """Every name it goes by: its own, its aliases, the relation it was introduced by."""
+        return (self.name, *self.aliases, self.relation or "")
 
     def display(self, lang: Lang) -> str:
         """How a Fact names it: "用户的<P>N", "the user's <P>", "X"."""
@@ -48,22 +55,36 @@ def _lower(words: tuple[str, ...] | list[str]) -> set[str]:
     return {w.lower() for w in words}
 
 
-def _people(lang: Lang) -> set[str]:
+def _people(lang: Lang) -> frozenset[str]:
     """The pack's people nouns and its occupations ("my <job>" is a person)."""
-    pack = current_pack()
-    jobs = (j for j in pack.jobs.get(lang, ()) if j.replace(" ", "").isalnum())
-    return _lower((*pack.people.get(lang, ()), *jobs))
+    return _people_of(current_pack(), lang)
 
 
-def occupation(names: tuple[str, ...] | list[str]) -> bool:
-    """Whether a person is named by an occupation of the pack, in either language (someone
-    who works for the user: "my <job>", "我的 <job>"): an English job by a whole
-    word, a Chinese one inside the name."""
-    pack = current_pack()
-    jobs = {j.lower() for js in pack.jobs.values() for j in js if j.replace(" ", "").isalnum()}
+@lru_cache(maxsize=8)
+def _people_of(pack: Pack, lang: Lang) -> frozenset[str]:
+    return frozenset(
+        w.lower() for w in (*pack.people.get(lang, ()), *_plain(pack.jobs.get(lang, ())))
+    )
+
+
+def _plain(words: Iterable[str]) -> list[str]:
+    """The entries of a pack list that are words, not patterns ("<word>?")."""
+    return [w for w in words if w.replace(" ", "").isalnum()]
+
+
+@lru_cache(maxsize=8)
+def _terms(pack: Pack, field: str) -> frozenset[str]:
+    lists: dict[str, tuple[str, ...]] = getattr(pack, field)
+    return frozenset(w.lower() for words in lists.values() for w in _plain(words))
+
+
+def named_by(names: Iterable[str], field: str) -> bool:
+    """Whether one of `names` holds a word of the pack's list `field` ("household", "jobs")
+    in either language: an English word whole, a Chinese one inside the name."""
+    terms = _terms(current_pack(), field)
     for name in (n.lower() for n in names if n):
         words = set(name.split())
-        if any(j in words if j.isascii() else j in name for j in jobs):
+        if any(t in words if t.isascii() else t in name for t in terms):
             return True
     return False
 
