@@ -10,6 +10,7 @@ from strawberry.scalars import JSON
 
 from api.mapping import mapped
 from core.records import AuditEntry, Provenance
+from core.wire import ImpactFields
 from service.erasure import Impact
 
 
@@ -52,17 +53,8 @@ def _iso_times(properties: Mapping[str, object]) -> dict[str, object]:
 
 
 @strawberry.type
-class DeletionImpact:
+class DeletionImpact(ImpactFields):
     message_id: strawberry.ID
-    removed_facts: list[str]
-    kept_facts: list[str]
-    restored_facts: list[str]
-    rebuilt_summaries: list[str]
-    retired_summaries: list[str]
-    purged_versions: list[str]
-    new_summaries: list[str]
-    orphan_entities: list[str]
-    orphan_topics: list[str]
 
     @staticmethod
     def from_impact(i: Impact) -> DeletionImpact:

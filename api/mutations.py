@@ -46,7 +46,7 @@ class Mutation:
         ctx = info.context
         try:
             res = await ctx.memory.add_messages(
-                ctx.tenant, [m.to_item() for m in messages], wait=wait, wait_s=wait_seconds
+                ctx.tenant, list(messages), wait=wait, wait_s=wait_seconds
             )
         except BatchError as exc:
             return AddMessagesResult.refused([mapped(ItemError, e) for e in exc.errors])

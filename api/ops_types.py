@@ -8,6 +8,7 @@ from datetime import datetime
 import strawberry
 
 from api.mapping import mapped
+from core import wire
 from service.records import Processing
 
 
@@ -28,14 +29,8 @@ class Health:
 
 
 @strawberry.type(description="A Message whose processing failed: why, how often, when.")
-class FailedMessage:
+class FailedMessage(wire.FailedMessage):
     id: strawberry.ID
-    user_id: str
-    session_id: str
-    reason: str
-    attempts: int
-    last_attempt_at: datetime | None
-    timestamp: datetime
 
 
 @strawberry.type(description="Where one asked Message stands in processing (no content).")

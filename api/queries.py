@@ -15,18 +15,10 @@ from api.mapping import load_one, mapped
 from api.ops_types import FailedMessage, Health, MessageProcessing, WorkerHealth
 from api.recall_types import MemoryContext
 from api.types import Fact, Message, Summary, Topic, WorldEntity
-from core.errors import InputError
+from core.inputs import Page, Validity
 from service import erasure
 
 MAX_PAGE = 200
-
-
-def _page(limit: int, offset: int) -> tuple[int, int]:
-    if not 1 <= limit <= MAX_PAGE:
-        raise InputError("limit", f"must be between 1 and {MAX_PAGE}")
-    if offset < 0:
-        raise InputError("offset", "must be >= 0")
-    return limit, offset
 
 
 @strawberry.type
@@ -73,8 +65,7 @@ class Query:
         self, info: Info[Context, None], user_id: str, limit: int = 50, offset: int = 0
     ) -> list[Topic]:
         ctx = info.context
-        lim, off = _page(limit, offset)
-        found = await ctx.memory.topics(ctx.tenant, user_id, lim, off)
+        found = await ctx.memory.topics(ctx.tenant, user_id, Page.of(limit, offset, MAX_PAGE))
         ctx.charge(len(found))
         return [Topic.from_record(t) for t in found]
 
@@ -87,7 +78,8 @@ class Query:
         self, info: Info[Context, None], user_id: str, limit: int = 50, offset: int = 0
     ) -> list[WorldEntity]:
         ctx = info.context
-        found = await ctx.memory.entities(ctx.tenant, user_id, limit, offset)
+        page = Page.of(limit, offset, ctx.memory.settings.max_list_size)
+        found = await ctx.memory.entities(ctx.tenant, user_id, page)
         ctx.charge(len(found))
         return [WorldEntity.from_record(e) for e in found]
 
@@ -112,8 +104,9 @@ class Query:
         ] = None,
     ) -> list[Fact]:
         ctx = info.context
-        lim, off = _page(limit, offset)
-        ids = await ctx.memory.fact_ids(ctx.tenant, user_id, include_inactive, lim, off, as_of)
+        page = Page.of(limit, offset, MAX_PAGE)
+        valid = Validity.of(include_inactive, as_of)
+        ids = await ctx.memory.fact_ids(ctx.tenant, user_id, page, valid)
         ctx.charge(len(ids))
         return [Fact.from_record(f) for f in await ctx.loaders.many(ctx.loaders.fact, ids)]
 
@@ -144,8 +137,8 @@ class Query:
         offset: int = 0,
     ) -> list[Message]:
         ctx = info.context
-        lim, off = _page(limit, offset)
-        found = await ctx.memory.messages(ctx.tenant, user_id, session_id, lim, off)
+        page = Page.of(limit, offset, MAX_PAGE)
+        found = await ctx.memory.messages(ctx.tenant, user_id, session_id, page)
         ctx.charge(len(found))
         return [Message.from_record(m) for m in found]
 
@@ -175,9 +168,9 @@ class Query:
         offset: int = 0,
     ) -> list[FailedMessage]:
         ctx = info.context
-        lim, off = _page(limit, offset)
-        rows = await ctx.memory.failed_messages(ctx.tenant, user_id, lim, off)
-        return [mapped(FailedMessage, r, id=r.message_id) for r in rows]
+        page = Page.of(limit, offset, MAX_PAGE)
+        rows = await ctx.memory.failed_messages(ctx.tenant, user_id, page)
+        return [mapped(FailedMessage, r) for r in rows]
 
     @strawberry.field(
         description="Where each asked Message stands in processing (pending, processed,"
@@ -201,7 +194,6 @@ class Query:
         self, info: Info[Context, None], limit: int = 50, offset: int = 0
     ) -> list[AuditRecord]:
         ctx = info.context
-        lim, off = _page(limit, offset)
-        rows = await erasure.audit_log(ctx.memory, ctx.tenant, lim, off)
+        rows = await erasure.audit_log(ctx.memory, ctx.tenant, Page.of(limit, offset, MAX_PAGE))
         ctx.charge(len(rows))
         return [AuditRecord.from_entry(e) for e in rows]

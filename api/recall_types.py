@@ -13,6 +13,7 @@ from strawberry.types import Info
 from api.context import Context
 from api.mapping import load_one, mapped
 from api.types import Fact, Message, Summary
+from core.wire import ItemFields
 from service.recall import Recall
 
 
@@ -30,15 +31,8 @@ def _stands_for(kind: str, build: Callable[[Any], object]) -> Any:
 
 
 @strawberry.type
-class MemoryItem:
+class MemoryItem(ItemFields):
     id: strawberry.ID
-    kind: str
-    content: str
-    score: float
-    reason: str
-    topic: str | None
-    confidence: float | None
-    timestamp: datetime | None
     source_fact_ids: list[str]
     source_message_ids: list[str]
     author: str | None = strawberry.field(

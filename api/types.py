@@ -12,6 +12,7 @@ from strawberry.types import Info
 from api.context import Context
 from api.limits import NESTED, SOURCE_FACTS, VERSIONS, window
 from api.mapping import load_one, mapped
+from core.wire import MessageFields
 from service.records import (
     StoredEntity,
     StoredFact,
@@ -30,15 +31,8 @@ class Entity:
 
 
 @strawberry.type
-class Message:
+class Message(MessageFields):
     id: strawberry.ID
-    user_id: str
-    session_id: str
-    role: str
-    content: str
-    timestamp: datetime
-    event_type: str
-    page: str | None
     metadata: JSON
     lang: str | None
     status: str

@@ -6,24 +6,15 @@ from __future__ import annotations
 import strawberry
 from strawberry.scalars import JSON
 
-from api.mapping import mapped
 from core.inputs import MessageItem
 
 
 @strawberry.input
-class MessageInput:
-    id: strawberry.ID
-    user_id: str
-    session_id: str
-    role: str
-    content: str
-    timestamp: str
-    event_type: str | None = "message"
-    page: str | None = None
-    metadata: JSON | None = None
+class MessageInput(MessageItem):
+    """A MessageItem as GraphQL declares it: the service checks it as it is."""
 
-    def to_item(self) -> MessageItem:
-        return mapped(MessageItem, self, id=str(self.id))
+    id: strawberry.ID
+    metadata: JSON | None = None
 
 
 @strawberry.type

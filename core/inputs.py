@@ -159,9 +159,41 @@ def _metadata(value: Any, index: int, limit: int) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class Page:
+    """A window of a list: at most `limit` items, from `offset`. Built by `Page.of`, which
+    checks both once, where a door takes them; the service and graph/ pass it on as it is."""
+
+    limit: int
+    offset: int = 0
+
+    @staticmethod
+    def of(limit: int, offset: int, most: int) -> Page:
+        if not 1 <= limit <= most:
+            raise InputError("limit", f"must be between 1 and {most}")
+        if offset < 0:
+            raise InputError("offset", "must be >= 0")
+        return Page(limit, offset)
+
+
+@dataclass(frozen=True)
+class Validity:
+    """Which of a user's Facts a list shows: the active ones, every one (`everything`), or
+    those valid at `at`, superseded later or not (`everything` then does not matter).
+    Built by `Validity.of`, which checks `at` as an `asOf`."""
+
+    everything: bool = False
+    at: datetime | None = None
+
+    @staticmethod
+    def of(everything: bool, at: datetime | None) -> Validity:
+        return Validity(everything, parse_as_of(at))
+
+
+@dataclass
 class MessageItem:
     """A message as a typed door (GraphQL) hands it over, not yet checked: the wire format's
-    fields under their Python names. `parse_message` checks it as it checks a JSON object."""
+    fields under their Python names. `parse_message` checks it as it checks a JSON object.
+    Not frozen: the GraphQL input type extends it (api/write_types.py)."""
 
     id: str
     user_id: str

@@ -21,7 +21,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from core.errors import AuthError, GumemError, InputError, NotFoundError
-from core.inputs import BatchError, parse_as_of, parse_ident
+from core.inputs import BatchError, Page, parse_as_of, parse_ident
 from core.settings import Settings
 from doors.mcp_views import (
     fact_json,
@@ -280,7 +280,7 @@ async def list_topics(
     """The topics GUMem has filed this user's memory under (e.g. what they shop for,
     their health, their travel), each with how many Summaries and Facts it holds. Use it
     for an overview of what is known about the user; use `recall` to answer a request."""
-    found = await _memory(ctx).topics(_tenant(ctx), user_id, limit, offset)
+    found = await _memory(ctx).topics(_tenant(ctx), user_id, Page.of(limit, offset, MAX_PAGE))
     return {"topics": [topic_json(t) for t in found]}
 
 

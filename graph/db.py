@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta, timezone
@@ -32,6 +33,9 @@ from core.settings import Settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+Params = dict[str, Any]
+Work = Callable[[AsyncManagedTransaction], Awaitable[T]]  # a transaction function
+Shape = Callable[[AsyncResult], Awaitable[T]]  # what a query's result is turned into
 
 UNAVAILABLE = (ServiceUnavailable, SessionExpired, ConnectionError, OSError)
 
@@ -78,11 +82,12 @@ class Database:
         # the writes before it, so on a cluster a read never runs on a member that has not
         # seen them (consolidation plans from the Facts just written); None: no chaining
         self.bookmarks = bookmarks
+        self._scope: _ReadTx | None = None  # set on the Database that `reads` yields
 
-    async def write(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+    async def write(self, work: Work[T]) -> T:
         return await self._run("write", work)
 
-    async def read(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+    async def read(self, work: Work[T]) -> T:
         return await self._run("read", work)
 
     async def rows(self, cypher: LiteralString, **params: Any) -> list[dict[str, Any]]:
@@ -103,21 +108,24 @@ class Database:
         the first of them: one BEGIN and one COMMIT for a unit of work's reads instead of
         one pair per query. Not retried as a whole: an error in it is raised to the caller
         (StorageUnavailable for a busy or unreachable Neo4j). Writes are refused."""
-        scope = ReadScope(self)
+        scoped = copy.copy(self)
+        scoped._scope = _ReadTx(self)
         try:
-            yield scope
+            yield scoped
         finally:
-            await scope.close()
+            await scoped._scope.close()
 
     async def _query(
-        self,
-        routing: RoutingControl,
-        cypher: LiteralString,
-        params: dict[str, Any],
-        transform: Callable[[AsyncResult], Awaitable[T]],
+        self, routing: RoutingControl, cypher: LiteralString, params: Params, shape: Shape[T]
     ) -> T:
         """One query in a transaction of its own, retried as `read`/`write` are; its BEGIN
-        goes out with the query (one round trip fewer than `read(work)`)."""
+        goes out with the query (one round trip fewer than `read(work)`). In a read scope,
+        one more query of the scope's transaction."""
+        scope = self._scope
+        if scope is not None:
+            if routing != RoutingControl.READ:
+                raise TypeError("a read scope runs reads only")
+            return await self._guarded(lambda: scope.run(cypher, params, shape))
         return await self._guarded(
             lambda: self.driver.execute_query(
                 Query(cypher, timeout=self.timeout_s),
@@ -125,11 +133,13 @@ class Database:
                 routing_=routing,
                 database_=self.database,
                 bookmark_manager_=self.bookmarks,
-                result_transformer_=transform,
+                result_transformer_=shape,
             )
         )
 
-    async def _run(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+    async def _run(self, mode: str, work: Work[T]) -> T:
+        if self._scope is not None:
+            raise TypeError("a read scope runs single queries only (rows, records)")
         if self.timeout_s is not None:
             work = _timed(work, self.timeout_s)
 
@@ -178,38 +188,22 @@ class Database:
             raise
 
 
-class ReadScope(Database):
-    """The reads of `Database.reads`: one explicit read transaction, opened lazily."""
+class _ReadTx:
+    """The one explicit read transaction of `Database.reads`, begun by its first query."""
 
     def __init__(self, db: Database) -> None:
-        super().__init__(db.driver, db.database, db.timeout_s, db.call_timeout_s, db.bookmarks)
+        self._db = db
         self._session: AsyncSession | None = None
         self._tx: AsyncTransaction | None = None
 
-    async def _query(
-        self,
-        routing: RoutingControl,
-        cypher: LiteralString,
-        params: dict[str, Any],
-        transform: Callable[[AsyncResult], Awaitable[T]],
-    ) -> T:
-        if routing != RoutingControl.READ:
-            raise TypeError("a read scope runs reads only")
-
-        async def call() -> T:
-            if self._tx is None:
-                self._session = self.driver.session(
-                    database=self.database,
-                    default_access_mode=READ_ACCESS,
-                    bookmark_manager=self.bookmarks,
-                )
-                self._tx = await self._session.begin_transaction(timeout=self.timeout_s)
-            return await transform(await self._tx.run(cypher, params))
-
-        return await self._guarded(call)
-
-    async def _run(self, mode: str, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
-        raise TypeError("a read scope runs single queries only (rows, records)")
+    async def run(self, cypher: LiteralString, params: Params, shape: Shape[T]) -> T:
+        if self._tx is None:
+            db = self._db
+            self._session = db.driver.session(
+                database=db.database, default_access_mode=READ_ACCESS, bookmark_manager=db.bookmarks
+            )
+            self._tx = await self._session.begin_transaction(timeout=db.timeout_s)
+        return await shape(await self._tx.run(cypher, params))
 
     async def close(self) -> None:
         """End the transaction (reads only: nothing to commit) and give the connection back."""
@@ -231,9 +225,7 @@ async def _records(result: AsyncResult) -> list[Record]:
     return [r async for r in result]
 
 
-def _timed(
-    work: Callable[[AsyncManagedTransaction], Awaitable[T]], timeout_s: float
-) -> Callable[[AsyncManagedTransaction], Awaitable[T]]:
+def _timed(work: Work[T], timeout_s: float) -> Work[T]:
     """`work` as a transaction function with a server-side timeout (the caller's own
     function is left as it was)."""
 

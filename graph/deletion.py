@@ -11,6 +11,7 @@ from typing import Any, LiteralString, cast
 from neo4j import AsyncManagedTransaction
 
 from core.errors import ConflictError, InputError, NotFoundError
+from core.inputs import Page
 from core.records import AuditEntry
 from extract.types import FactRecord
 from graph.db import Database, native, tx_rows
@@ -342,9 +343,9 @@ async def _forget_label(db: Database, tenant: str, user_id: str, label: str, bat
             return total
 
 
-async def audit_log(db: Database, tenant: str, limit: int, offset: int) -> list[AuditEntry]:
+async def audit_log(db: Database, tenant: str, page: Page) -> list[AuditEntry]:
     """The tenant's audit log, newest first; the counts decoded here, where they leave Neo4j."""
-    rows = await db.rows(query("list_audit"), tenant=tenant, limit=limit, offset=offset)
+    rows = await db.rows(query("list_audit"), tenant=tenant, limit=page.limit, offset=page.offset)
     out = []
     for r in rows:
         a = native(r["audit"])

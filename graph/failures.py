@@ -3,11 +3,12 @@ for good), the failed ones listed, and re-queued on request."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from neo4j import AsyncManagedTransaction
 
+from core.inputs import Page
+from core.wire import FailedMessage
 from graph.db import Database, native, tx_rows
 from graph.ingest import message_uid
 from graph.queries import query, user_rows
@@ -38,21 +39,10 @@ async def mark_failed(
     await db.write(work)
 
 
-@dataclass(frozen=True)
-class FailedMessage:
-    message_id: str
-    user_id: str
-    session_id: str
-    reason: str
-    attempts: int
-    last_attempt_at: datetime | None
-    timestamp: datetime
-
-
 async def failed_messages(
-    db: Database, tenant: str, user_id: str | None, limit: int, offset: int
+    db: Database, tenant: str, user_id: str | None, page: Page
 ) -> list[FailedMessage]:
-    rows = await user_rows(db, "failed_messages", tenant, user_id, limit=limit, offset=offset)
+    rows = await user_rows(db, "failed_messages", tenant, user_id, page)
     return [
         FailedMessage(
             r["message_id"],

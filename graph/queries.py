@@ -6,6 +6,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any, LiteralString, cast
 
+from core.inputs import Page
 from graph.db import Database
 
 # the `cypher` package's data: found the same in a checkout and in an installed wheel
@@ -21,10 +22,17 @@ def query(name: str) -> LiteralString:
 
 
 async def user_rows(
-    db: Database, name: str, tenant: str, user_id: str | None, **params: Any
+    db: Database,
+    name: str,
+    tenant: str,
+    user_id: str | None,
+    page: Page | None = None,
+    **params: Any,
 ) -> list[dict[str, Any]]:
     """The rows of the named read over one user's memory: `tenant` and `user_id` go to it
-    as $tenant and $user_id, with `params`."""
+    as $tenant and $user_id, a `page` as $limit and $offset, with `params`."""
+    if page is not None:
+        params.update(limit=page.limit, offset=page.offset)
     return await db.rows(query(name), tenant=tenant, user_id=user_id, **params)
 
 

@@ -5,9 +5,9 @@ Each returns the typed records of graph/records.py."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
+from core.inputs import Page, Validity
 from graph.db import Database, instants, native
 from graph.ingest import message_uid
 from graph.queries import query, user_rows
@@ -101,21 +101,16 @@ async def messages_of_user(
     tenant: str,
     user_id: str,
     session_id: str | None,
-    limit: int,
-    offset: int,
+    page: Page,
 ) -> list[StoredMessage]:
     """A user's Messages (or one session's), oldest first."""
     name = "messages_of_session" if session_id is not None else "messages_of_user"
-    rows = await user_rows(
-        db, name, tenant, user_id, session_id=session_id, limit=limit, offset=offset
-    )
+    rows = await user_rows(db, name, tenant, user_id, page, session_id=session_id)
     return [stored_message(native(r["message"])) for r in rows]
 
 
-async def topics_of_user(
-    db: Database, tenant: str, user_id: str, limit: int, offset: int
-) -> list[StoredTopic]:
-    rows = await user_rows(db, "topics_of_user", tenant, user_id, limit=limit, offset=offset)
+async def topics_of_user(db: Database, tenant: str, user_id: str, page: Page) -> list[StoredTopic]:
+    rows = await user_rows(db, "topics_of_user", tenant, user_id, page)
     return [stored_topic(r["topic"]) for r in rows]
 
 
@@ -123,30 +118,21 @@ async def facts_of_user(
     db: Database,
     tenant: str,
     user_id: str,
-    include_inactive: bool,
-    limit: int,
-    offset: int,
-    as_of: datetime | None = None,
+    page: Page,
+    valid: Validity,
 ) -> list[str]:
-    """A user's Fact ids, newest first: the active ones (or all), or those valid at `as_of`."""
+    """A user's Fact ids, newest first, those `valid` selects."""
     rows = await user_rows(
-        db,
-        "facts_of_user",
-        tenant,
-        user_id,
-        all=include_inactive,
-        limit=limit,
-        offset=offset,
-        as_of=as_of,
+        db, "facts_of_user", tenant, user_id, page, all=valid.everything, as_of=valid.at
     )
     return [r["fact_id"] for r in rows]
 
 
 async def entities_of_user(
-    db: Database, tenant: str, user_id: str, limit: int, offset: int
+    db: Database, tenant: str, user_id: str, page: Page
 ) -> list[StoredEntity]:
     """A user's world entities (what Facts are about), the latest touched first."""
-    rows = await user_rows(db, "entities_of_user", tenant, user_id, limit=limit, offset=offset)
+    rows = await user_rows(db, "entities_of_user", tenant, user_id, page)
     return [stored_entity(native(r["entity"])) for r in rows]
 
 

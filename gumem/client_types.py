@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from core.records import ProvenanceEdge
+from core.wire import ImpactFields, ItemFields, MessageFields
 
 
 def _dt(value: Any) -> datetime | None:
@@ -40,16 +41,8 @@ class AddMessagesResult:
         )
 
 
-@dataclass(frozen=True)
-class MemoryItem:
-    id: str
-    kind: str  # summary / fact / message
-    content: str
-    score: float
-    reason: str
-    topic: str | None = None
-    confidence: float | None = None
-    timestamp: datetime | None = None
+@dataclass
+class MemoryItem(ItemFields):
     author: str | None = None
     superseded: bool = False
     source_fact_ids: list[str] = field(default_factory=list)
@@ -153,16 +146,8 @@ class Topic:
         return Topic(d["id"], d["name"], int(d["summaryCount"]), int(d["factCount"]))
 
 
-@dataclass(frozen=True)
-class Message:
-    id: str
-    user_id: str
-    session_id: str
-    role: str
-    content: str
-    timestamp: datetime
-    event_type: str
-    page: str | None
+@dataclass
+class Message(MessageFields):
     metadata: dict[str, Any]
     status: str
 
@@ -184,19 +169,8 @@ class Message:
         )
 
 
-@dataclass(frozen=True)
-class DeletionImpact:
-    message_id: str
-    removed_facts: list[str]
-    kept_facts: list[str]
-    restored_facts: list[str]
-    rebuilt_summaries: list[str]
-    retired_summaries: list[str]
-    purged_versions: list[str]
-    new_summaries: list[str]
-    orphan_entities: list[str]
-    orphan_topics: list[str]
-
+@dataclass
+class DeletionImpact(ImpactFields):
     @staticmethod
     def from_json(d: Mapping[str, Any]) -> DeletionImpact:
         return DeletionImpact(

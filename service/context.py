@@ -9,6 +9,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from core.wire import ItemFields
 from extract.types import author_name
 from graph.recall import MessageCandidate
 from text.lang import detect_lang
@@ -17,15 +18,7 @@ from text.timecues import MONTHS_EN
 
 
 @dataclass
-class Item:
-    id: str
-    kind: str  # summary / fact / message
-    content: str
-    score: float
-    reason: str
-    topic: str | None = None
-    confidence: float | None = None
-    timestamp: datetime | None = None
+class Item(ItemFields):
     # when it happened, as its line dates it: a Fact's event time (a resolved "yesterday"
     # is that day), a Message's time; None: undated
     period: tuple[datetime, datetime] | None = None

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from core.errors import ConflictError, InputError
-from core.inputs import parse_ident, parse_tenant
+from core.inputs import Page, parse_ident, parse_tenant
 from core.records import AuditEntry
 from graph import deletion as gd
 from graph.topic_summary_writes import NewSummary
@@ -119,5 +119,5 @@ async def forget_user(memory: Memory, tenant: str, user_id: str) -> dict[str, in
         return await gd.forget_user(memory.db, tenant, user_id)
 
 
-async def audit_log(memory: Memory, tenant: str, limit: int, offset: int) -> list[AuditEntry]:
-    return await gd.audit_log(memory.db, parse_tenant(tenant), limit, offset)
+async def audit_log(memory: Memory, tenant: str, page: Page) -> list[AuditEntry]:
+    return await gd.audit_log(memory.db, parse_tenant(tenant), page)

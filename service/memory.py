@@ -18,6 +18,8 @@ from core.errors import InputError, StorageUnavailable
 from core.inputs import (
     MAX_QUERY_CHARS,
     MessageItem,
+    Page,
+    Validity,
     parse_as_of,
     parse_batch,
     parse_ident,
@@ -28,6 +30,7 @@ from core.inputs import (
 from core.metrics import RECALL_SECONDS, timed
 from core.records import Provenance, QueueDepth
 from core.settings import Settings
+from core.wire import FailedMessage
 from graph import admin_reads, failures, ingest, pending, reads, schema
 from graph import recall as grecall
 from graph import trace as gtrace
@@ -228,14 +231,12 @@ class Memory:
         )
 
     async def messages(
-        self, tenant: str, user_id: str, session_id: str | None, limit: int, offset: int
+        self, tenant: str, user_id: str, session_id: str | None, page: Page
     ) -> list[StoredMessage]:
         """A user's Messages (or one session's) oldest first: a chat history."""
         user_id = parse_ident(user_id, "userId")
         sid = parse_ident(session_id, "sessionId") if session_id is not None else None
-        return await reads.messages_of_user(
-            self.db, parse_tenant(tenant), user_id, sid, limit, offset
-        )
+        return await reads.messages_of_user(self.db, parse_tenant(tenant), user_id, sid, page)
 
     @timed(RECALL_SECONDS)
     async def recall(
@@ -310,11 +311,11 @@ class Memory:
         return c, plan(c, window, limit, weights, text)
 
     async def failed_messages(
-        self, tenant: str, user_id: str | None, limit: int, offset: int
-    ) -> list[failures.FailedMessage]:
+        self, tenant: str, user_id: str | None, page: Page
+    ) -> list[FailedMessage]:
         if user_id is not None:
             user_id = parse_ident(user_id, "userId")
-        return await failures.failed_messages(self.db, tenant, user_id, limit, offset)
+        return await failures.failed_messages(self.db, tenant, user_id, page)
 
     async def retry_messages(self, tenant: str, ids: list[str]) -> int:
         """Re-queue failed Messages by id (others are left as they are); how many."""
@@ -340,22 +341,15 @@ class Memory:
         self._background.add(task)
         task.add_done_callback(self._finished)
 
-    async def topics(self, tenant: str, user_id: str, limit: int, offset: int) -> list[StoredTopic]:
+    async def topics(self, tenant: str, user_id: str, page: Page) -> list[StoredTopic]:
         user_id = parse_ident(user_id, "userId")
-        return await reads.topics_of_user(self.db, parse_tenant(tenant), user_id, limit, offset)
+        return await reads.topics_of_user(self.db, parse_tenant(tenant), user_id, page)
 
-    async def entities(
-        self, tenant: str, user_id: str, limit: int, offset: int
-    ) -> list[StoredEntity]:
+    async def entities(self, tenant: str, user_id: str, page: Page) -> list[StoredEntity]:
         """The entities of a user's world (what Facts are about when not the user: people,
         pets, events, places, organisations, items), the latest touched first."""
         user_id = parse_ident(user_id, "userId")
-        top = self.settings.max_list_size
-        if not 1 <= limit <= top:
-            raise InputError("limit", f"must be between 1 and {top} (GUMEM_MAX_LIST_SIZE)")
-        if offset < 0:
-            raise InputError("offset", "must be >= 0")
-        return await reads.entities_of_user(self.db, parse_tenant(tenant), user_id, limit, offset)
+        return await reads.entities_of_user(self.db, parse_tenant(tenant), user_id, page)
 
     async def entities_by_ids(self, tenant: str, ids: list[str]) -> dict[str, StoredEntity]:
         return await reads.entities_by_ids(self.db, parse_tenant(tenant), ids)
@@ -364,26 +358,10 @@ class Memory:
         """Entity id → its active Facts' ids, newest first."""
         return await reads.facts_of_entities(self.db, parse_tenant(tenant), ids)
 
-    async def fact_ids(
-        self,
-        tenant: str,
-        user_id: str,
-        include_inactive: bool,
-        limit: int,
-        offset: int,
-        as_of: datetime | None = None,
-    ) -> list[str]:
-        """A user's Fact ids: the active ones (or all), or with `as_of` those valid then."""
+    async def fact_ids(self, tenant: str, user_id: str, page: Page, valid: Validity) -> list[str]:
+        """A user's Fact ids, newest first: the active ones, or those `valid` selects."""
         user_id = parse_ident(user_id, "userId")
-        return await reads.facts_of_user(
-            self.db,
-            parse_tenant(tenant),
-            user_id,
-            include_inactive,
-            limit,
-            offset,
-            parse_as_of(as_of),
-        )
+        return await reads.facts_of_user(self.db, parse_tenant(tenant), user_id, page, valid)
 
     async def set_memory_status(self, tenant: str, summary_id: str, status: str) -> None:
         await governance.set_memory_status(self.db, tenant, summary_id, status)

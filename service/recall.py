@@ -141,17 +141,7 @@ def assemble(
             )
     shown = {it.id for it in mid}
     long_term = [
-        Item(
-            s.summary_id,
-            "summary",
-            s.content,
-            round(r.score, 4),
-            f"lasting {s.kind} memory",
-            topic=s.topic,
-            confidence=s.confidence,
-            timestamp=s.event_end,
-            source_fact_ids=list(s.source_facts),
-        )
+        _of_summary(s, r.score, f"lasting {s.kind} memory", list(s.source_facts))
         for r, s in rank_summaries(c, None, weights, query)
         if s.kind in LONG_TERM_KINDS and s.summary_id not in shown and not r.aside
     ][:3]
@@ -217,15 +207,22 @@ def _summary_item(
         why += f"; within '{w.cue}'"
     # its evidence, the facts closest to the query first (stable: stored order otherwise)
     ordered = sorted(s.source_facts, key=lambda f: -score_of.get(f, 0.0))
+    return _of_summary(s, r.score, why, ordered, [f for f in ordered if f in score_of])
+
+
+def _of_summary(
+    s: SummaryCandidate, score: float, why: str, facts: list[str], relevant: list[str] | None = None
+) -> Item:
+    """A Summary as a recalled item, backed by `facts` (`relevant`: those the query bears on)."""
     return Item(
         s.summary_id,
         "summary",
         s.content,
-        round(r.score, 4),
+        round(score, 4),
         why,
         topic=s.topic,
         confidence=s.confidence,
         timestamp=s.event_end,
-        source_fact_ids=ordered,
-        relevant_fact_ids=[f for f in ordered if f in score_of],
+        source_fact_ids=facts,
+        relevant_fact_ids=relevant or [],
     )

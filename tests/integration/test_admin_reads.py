@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from core.errors import InputError, NotFoundError
+from core.inputs import Page
 from core.settings import ROOT, Settings
 from service.memory import Memory
 from service.records import StoredMessage
@@ -42,7 +43,7 @@ async def test_show_reads_the_same_record_as_cypher(memory: Memory) -> None:
     messages = [m["id"] for m in seed("zh")] + [LATER["id"]]
     facts = await _ids(memory, "Fact", "fact_id")
     summaries = await _ids(memory, "Summary", "summary_id")
-    topics = await memory.topics(A, "u-seed", 100, 0)
+    topics = await memory.topics(A, "u-seed", Page(100))
     assert facts and summaries and topics, "the seed made Facts, Summaries and Topics"
 
     by_cypher = await memory.messages_by_ids(A, messages)
@@ -66,7 +67,7 @@ async def test_show_never_reads_another_tenants_node(memory: Memory) -> None:
     await memory.add_messages(A, seed("zh"))
     fact = (await _ids(memory, "Fact", "fact_id"))[0]
     summary = (await _ids(memory, "Summary", "summary_id"))[0]
-    topic = (await memory.topics(A, "u-seed", 1, 0))[0].topic_id
+    topic = (await memory.topics(A, "u-seed", Page(1)))[0].topic_id
     for node_id in ("m1", fact, summary, topic):
         assert await memory.show(A, node_id) is not None
         with pytest.raises(NotFoundError) as err:
