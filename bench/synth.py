@@ -336,6 +336,21 @@ def _events(rnd: random.Random, u: User, d: str) -> list[tuple[str, str, str, di
     return out
 
 
+def chat_message(sid: str, k: int, user: str, role: str, text: str, t: datetime) -> dict[str, Any]:
+    """The k-th message of session `sid`, a chat turn in the wire format."""
+    return {
+        "id": f"{sid}-m{k}",
+        "userId": user,
+        "sessionId": sid,
+        "role": role,
+        "content": text,
+        "timestamp": t.isoformat(),
+        "eventType": "message",
+        "page": "chat",
+        "metadata": {},
+    }
+
+
 def sessions(u: User, rnd: random.Random, day: int, first: bool) -> list[dict[str, Any]]:
     """One session of a user on a day: chat then browsing, a minute or so apart."""
     d = rnd.choice(u.domains)
@@ -344,19 +359,7 @@ def sessions(u: User, rnd: random.Random, day: int, first: bool) -> list[dict[st
     chat = (_chat_zh if u.lang == "zh" else _chat_en)(rnd, u, d, first)
     out: list[dict[str, Any]] = []
     for role, text in chat:
-        out.append(
-            {
-                "id": f"{sid}-m{len(out)}",
-                "userId": u.user_id,
-                "sessionId": sid,
-                "role": role,
-                "content": text,
-                "timestamp": t.isoformat(),
-                "eventType": "message",
-                "page": "chat",
-                "metadata": {},
-            }
-        )
+        out.append(chat_message(sid, len(out), u.user_id, role, text, t))
         t += timedelta(seconds=rnd.randint(20, 90))
     for etype, page, text, meta in _events(rnd, u, d):
         out.append(

@@ -47,9 +47,12 @@ def build_summaries(
     window: timedelta = GROUP_WINDOW,
     max_chars: int = MAX_CONTENT_CHARS,
     max_facts: int = MAX_GROUP_FACTS,
+    together: Mapping[str, str] | None = None,
 ) -> list[SummaryDraft]:
     """One SummaryDraft per group of the topic's active facts, ordered by event_start; a
-    group speaks of one subject (the user, or one entity of their world).
+    group speaks of one subject (the user, or one entity of their world). `together`: fact
+    id → the stored Summary that holds it; the facts of one stay linked (planned again with
+    only part of their Topic, a Summary's facts are one group unless new ones split it).
 
     ``now`` does not change the drafts (decay is applied at ranking time, see decay.py);
     it is accepted so callers can pass their clock without breaking idempotence.
@@ -59,7 +62,11 @@ def build_summaries(
     for f in facts:
         if f.validity == "active":
             by_subject.setdefault(whose(f), []).append(f)
-    groups = [g for part in by_subject.values() for g in group_facts(part, window, max_facts)]
+    groups = [
+        g
+        for part in by_subject.values()
+        for g in group_facts(part, window, max_facts, together or {})
+    ]
     groups.sort(key=lambda g: (g[0].time_start, g[0].fact_id))
     return [_draft(topic, group, max_chars) for group in groups]
 
@@ -68,6 +75,7 @@ def group_facts(
     facts: Sequence[FactRecord],
     window: timedelta = GROUP_WINDOW,
     max_facts: int = MAX_GROUP_FACTS,
+    together: Mapping[str, str] | None = None,
 ) -> list[list[FactRecord]]:
     """Connected components of facts linked by session, entity, slot family or time.
 
@@ -77,7 +85,7 @@ def group_facts(
     ordered = _ordered(facts)
     graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(f.fact_id for f in ordered)
-    for ids in _buckets(ordered).values():
+    for ids in _buckets(ordered, together or {}).values():
         nx.add_path(graph, ids)
     latest: FactRecord | None = None
     for fact in ordered:  # sweep by start time, linking to the longest-running earlier fact
@@ -270,8 +278,9 @@ def _ordered(facts: Iterable[FactRecord]) -> list[FactRecord]:
     return sorted(facts, key=lambda f: (f.time_start, f.time_end, f.fact_id))
 
 
-def _buckets(facts: Sequence[FactRecord]) -> dict[str, list[str]]:
-    """Facts sharing a key; a PERSON named in most facts (the speaker) links nothing."""
+def _buckets(facts: Sequence[FactRecord], together: Mapping[str, str]) -> dict[str, list[str]]:
+    """Facts sharing a key (one stored Summary is one); a PERSON named in most facts (the
+    speaker) links nothing."""
     person_df = Counter(
         e.normalized for f in facts for e in set(f.entities) if e.type.upper() == "PERSON"
     )
@@ -287,6 +296,8 @@ def _buckets(facts: Sequence[FactRecord]) -> dict[str, list[str]]:
         }
         if fact.slot:
             keys.add(f"slot:{_slot_family(fact.slot)}")
+        if fact.fact_id in together:
+            keys.add(f"summary:{together[fact.fact_id]}")
         for key in sorted(keys):
             buckets.setdefault(key, []).append(fact.fact_id)
     return buckets

@@ -1,8 +1,9 @@
 // The filed active Facts that can vote on the Topic of new ones
 // (consolidation/topic_filing.py `_closeness`): from one of their sessions (a
 // correction's counting those of the facts it supersedes), on a slot of one of their
-// families, or within the context window of one of their time spans ($spans).
-// Bounded by the batch: every branch starts from an index seek.
+// families among the user's $recent latest Facts, or within the context window of one of
+// their time spans ($spans). Bounded by the batch: every branch starts from an index
+// seek, and none reads more of a long-lived goal than its latest Facts.
 // Times as [epochSeconds, microsecond, offsetSeconds] (graph.db.instant, cheap to decode);
 // lists compare element by element, so they order as the instants do.
 CALL () {
@@ -17,9 +18,10 @@ CALL () {
   RETURN f
   UNION
   MATCH (f:Fact)
-  USING INDEX f:Fact(tenant, user_id, slot)
-  WHERE f.tenant = $tenant AND f.user_id = $user_id AND f.slot IS NOT NULL
-    AND toLower(trim(split(f.slot, ':')[0])) IN $families
+  USING INDEX f:Fact(tenant, user_id, time_end)
+  WHERE f.tenant = $tenant AND f.user_id = $user_id AND f.time_end IS NOT NULL
+  WITH f ORDER BY f.tenant DESC, f.user_id DESC, f.time_end DESC LIMIT $recent
+  WITH f WHERE f.slot IS NOT NULL AND toLower(trim(split(f.slot, ':')[0])) IN $families
   RETURN f
   UNION
   UNWIND $spans AS span

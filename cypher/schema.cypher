@@ -22,6 +22,8 @@ CREATE INDEX fact_slot IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.slo
 CREATE INDEX fact_time IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.user_id, n.time_end);
 // Composite: a user's Summaries of one Topic.
 CREATE INDEX summary_topic IF NOT EXISTS FOR (n:Summary) ON (n.tenant, n.user_id, n.topic);
+// Composite: a user's Summaries of one Topic, latest first (consolidation's recent ones).
+CREATE INDEX summary_topic_time IF NOT EXISTS FOR (n:Summary) ON (n.tenant, n.user_id, n.topic, n.event_end);
 // Composite: a user's pending Messages.
 CREATE INDEX message_pending IF NOT EXISTS FOR (n:Message) ON (n.tenant, n.user_id, n.status);
 // Composite: a user's Messages in time order.

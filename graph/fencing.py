@@ -49,6 +49,12 @@ async def release_lease(db: Database, tenant: str, user_id: str, owner: str, lea
     )
 
 
+async def release_owner(db: Database, owner: str) -> int:
+    """Give back every lease `owner` still holds; how many there were."""
+    rows = await db.write_rows(query("release_owner_leases"), owner=owner)
+    return int(rows[0]["released"]) if rows else 0
+
+
 def lease_of(token: str | None) -> int | None:
     """The lease token a user token carries (its last part)."""
     if token is None:

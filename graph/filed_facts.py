@@ -50,6 +50,11 @@ def _filed(r: dict[str, Any]) -> Filed:
     return Filed(rec, f.get("topic"), r["prev_topic"], f.get("validity") == "active")
 
 
+# the latest Facts of a user among which those of a new Fact's slot family vote on its
+# Topic: a long-lived goal's recent Facts speak for it, and the read stays bounded
+RECENT_VOTERS = 500
+
+
 async def dirty_facts(db: Database, tenant: str, user_id: str) -> list[Filed]:
     """The Facts written, re-merged or superseded since the user's last consolidation."""
     rows = await user_rows(db, "dirty_facts", tenant, user_id)
@@ -83,6 +88,7 @@ async def facts_near(
         sessions=sessions,
         families=families,
         spans=[{"since": a, "until": b} for a, b in spans],
+        recent=RECENT_VOTERS,
     )
     return [_filed(r) for r in rows]
 

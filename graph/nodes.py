@@ -39,7 +39,7 @@ class User(Scoped):
     created_at = DateTimeNeo4jFormatProperty()
     unconsolidated_at = DateTimeNeo4jFormatProperty(index=True)  # consolidation is due
     generation = IntegerProperty()  # bumped by a user's erasure (the fence)
-    lease_owner = StringProperty()  # the worker processing the user
+    lease_owner = StringProperty(index=True)  # the worker processing the user
     lease_token = IntegerProperty()
     lease_expires = DateTimeNeo4jFormatProperty()
 

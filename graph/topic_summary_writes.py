@@ -53,16 +53,41 @@ async def active_summaries(
     """The active Summaries of `topics` (ids, keys, texts, facts and their slots, versions;
     no embeddings: `summary_embeddings`)."""
     rows = await user_rows(db, "active_summaries", tenant, user_id, topics=topics)
-    return [
-        from_row(
-            CurrentSummary,
-            r,
-            source_facts=tuple(r["source_facts"] or ()),
-            version=int(r["version"] or 1),
-            slots=tuple(r["slots"] or ()),
-        )
-        for r in rows
-    ]
+    return [_current(r) for r in rows]
+
+
+async def summaries_around(
+    db: Database,
+    tenant: str,
+    user_id: str,
+    topics: list[str],
+    dirty: list[str],
+    sessions: list[str],
+    recent: int,
+) -> list[CurrentSummary]:
+    """The active Summaries of `topics` a batch can change: those a `dirty` Fact supports,
+    those of its `sessions`, and the `recent` latest of each Topic. Bounded by the batch."""
+    rows = await user_rows(
+        db,
+        "summaries_around",
+        tenant,
+        user_id,
+        topics=topics,
+        dirty=dirty,
+        sessions=sessions,
+        recent=recent,
+    )
+    return [_current(r) for r in rows]
+
+
+def _current(r: dict[str, Any]) -> CurrentSummary:
+    return from_row(
+        CurrentSummary,
+        r,
+        source_facts=tuple(r["source_facts"] or ()),
+        version=int(r["version"] or 1),
+        slots=tuple(r["slots"] or ()),
+    )
 
 
 async def summary_embeddings(db: Database, tenant: str, ids: list[str]) -> dict[str, list[float]]:

@@ -29,6 +29,10 @@ from graph.db import Database
 from graph.ids import stable_id
 from service.models import Models
 
+# a batch plans again the latest Summaries of each Topic it touches, besides those of its
+# Facts and sessions: where a new Fact may join a group still small enough to grow
+RECENT_SUMMARIES = 3
+
 # the user's fencing token as the run holds it (tenant, user id, the read scope to read it in)
 TokenOf = Callable[[str, str, Database | None], Awaitable[str | None]]
 
@@ -54,9 +58,12 @@ class Consolidation:
         `dirty` since the last consolidation (written, re-merged, superseded), the Topics
         they are or get filed under (a correction's: the Topic of what it corrects), the
         filed Facts that can vote on a new one's Topic (its sessions, slot families and
-        time, `gf.facts_near`) and the Summaries of those Topics; a Topic nothing touched
-        would plan the same Summaries again. `marked`: the user may carry a consolidation
-        mark, to clear even when nothing changed (otherwise that costs no write; a stale
+        time, `gf.facts_near`), and of those Topics only the Summaries the batch can change
+        (those its Facts support, those of its sessions, the latest few of each Topic,
+        `gts.summaries_around`) with their Facts: every other Summary stays as it is, so
+        what a batch reads is bounded by the batch, never by a Topic's history.
+        `marked`: the user may carry a consolidation mark, to clear even when nothing
+        changed (otherwise that costs no write; a stale
         mark goes to the worker). Its writes are fenced by the token read here, before
         what it reads, or by `token` (the one the batch's own writes just passed: Fenced
         if it changed since). Its reads run in one read transaction, its writes in one
@@ -128,20 +135,34 @@ class Consolidation:
             for (name, (tid, text)), v in zip(names.items(), vecs, strict=True)
         ]
         touched = sorted({x.topic for x in dirty if x.topic} | {c.name for c in choices.values()})
+        # incremental: only the Summaries the batch can change are planned again, from
+        # their own Facts and the batch's; every other Summary stays as it is
+        current = await gts.summaries_around(
+            db,
+            tenant,
+            user_id,
+            touched,
+            dirty=[x.fact.fact_id for x in dirty],
+            sessions=sorted({s for x in dirty for s in x.fact.session_ids}),
+            recent=RECENT_SUMMARIES,
+        )
+        dirty_ids = {x.fact.fact_id for x in dirty}
+        held = sorted({f for c in current for f in c.source_facts} - dirty_ids)
         filed = [
             (x.fact, x.topic)
-            for x in await gf.facts_of_topics(db, tenant, user_id, touched)
-            if x.topic is not None
+            for x in await gf.facts_of_topics(db, tenant, user_id, [], also=held)
+            if x.active and x.topic in touched
         ]
+        filed += [(x.fact, x.topic) for x in dirty if x.active and x.topic is not None]
         filed += corrections
         by_topic: dict[str, list[FactRecord]] = defaultdict(list)
         for f, t in filed:
             by_topic[t].append(f)
         for f in unfiled:
             by_topic[choices[f.fact_id].name].append(f)
-        current = await gts.active_summaries(db, tenant, user_id, list(by_topic))
+        together = {f: c.summary_id for c in current for f in c.source_facts}
         summaries, retire = await asyncio.to_thread(
-            self._plan_summaries, tenant, user_id, by_topic, topic_ids, current
+            self._plan_summaries, tenant, user_id, by_topic, topic_ids, current, together
         )
         summaries = await self._embed_summaries(db, tenant, summaries, current, user_id=user_id)
         return _Plan(
@@ -239,7 +260,11 @@ class Consolidation:
         by_topic: dict[str, list[FactRecord]],
         topic_ids: dict[str, str],
         current: list[gts.CurrentSummary],
+        together: dict[str, str] | None = None,
     ) -> tuple[list[gts.NewSummary], list[gts.Retirement]]:
+        """The Summaries of `by_topic`'s Facts against the `current` ones: new versions to
+        write, and the current ones they replace or that lost their Facts (retired); a
+        current Summary planned again unchanged is kept."""
         now = datetime.now(UTC)
         existing = {c.summary_id: c for c in current}
         stored: dict[str, list[_Stored]] = defaultdict(list)  # the current ones by topic
@@ -249,7 +274,7 @@ class Consolidation:
         keep: set[str] = set()
         for topic, facts in sorted(by_topic.items()):
             slots = {f.fact_id: f.slot for f in facts if f.slot}
-            for draft in build_summaries(topic, facts, now=now):
+            for draft in build_summaries(topic, facts, now=now, together=together):
                 key = summary_key(topic, draft.source_fact_ids)
                 sid = stable_id("s", tenant, user_id, key, draft.content)
                 if sid in existing:

@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 
-from core.errors import StorageUnavailable
+from core.errors import QueryTimeout, StorageUnavailable
 from graph import fencing
 from graph.db import Database
 
@@ -92,11 +92,27 @@ class Leases:
 
     async def _release(self, tenant: str, user_id: str, lease: int) -> None:
         """Give the lease back, trying twice: one held after a failed release blocks the
-        user for the rest of its time."""
+        user for the rest of its time (or until `release_all` at the process's end)."""
         for attempt in range(RELEASE_TRIES):
             try:
                 await fencing.release_lease(self.db, tenant, user_id, self.owner, lease)
                 return
-            except StorageUnavailable:
+            except (StorageUnavailable, QueryTimeout):
                 if attempt + 1 == RELEASE_TRIES:
                     log.warning("a lease could not be given back: it expires by itself")
+
+    async def release_all(self) -> int:
+        """Give back every lease this process still holds in the graph (its runs are over):
+        the last step of a stopping process, whatever a cancelled claim or a failed release
+        left behind. How many it gave back."""
+        for attempt in range(RELEASE_TRIES):
+            try:
+                n = await fencing.release_owner(self.db, self.owner)
+            except (StorageUnavailable, QueryTimeout):
+                if attempt + 1 == RELEASE_TRIES:
+                    log.warning("leases left at shutdown could not be given back")
+                continue
+            if n:
+                log.warning("gave back %d lease(s) left behind at shutdown", n)
+            return n
+        return 0

@@ -122,6 +122,10 @@ class Pipeline:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), interval_s)
 
+    async def release_leases(self) -> int:
+        """Give back every processing lease this process still holds (at its end)."""
+        return await self._leases.release_all()
+
     def user_lock(self, tenant: str, user_id: str) -> asyncio.Lock:
         """The in-process lock of one user's processing (deletion takes it too)."""
         return self._locks[(tenant, user_id)]

@@ -190,6 +190,8 @@ class Runtime:
         if self._memory is not None:
             await self._memory.drain(self.settings.process_timeout_s)
             if self._memory.pipeline is not None:
+                # its runs are over: no lease of this process outlives it
+                await self._memory.pipeline.release_leases()
                 await self._memory.pipeline.extractor.close()
             self._memory.close()
             await self._memory.db.driver.close()

@@ -19,6 +19,7 @@ from graph.fact_writes import NewFact, active_slots, write_facts
 from graph.fencing import user_token
 from graph.filed_facts import dirty_facts
 from graph.pending import event_window, pending_messages
+from graph.topic_summary_writes import summaries_around
 from service.memory import Memory
 
 TENANT = "tenant-a"
@@ -192,3 +193,57 @@ async def test_a_user_batch_runs_in_eight_transactions(
         "begin_transaction": 3,  # the read scopes
         "execute_write": 2,  # Facts, consolidation
     }, counts
+
+
+async def test_a_batch_plans_again_only_the_summaries_it_can_change(memory: Memory) -> None:
+    """Incremental consolidation (issue 40): in a Topic of many Summaries, consolidation
+    reads the Summaries a batch's Facts support, those of its sessions and the Topic's
+    latest few, never the rest, which stay as they were, whatever the Topic's size."""
+    day = 24 * 60
+    notes = [
+        "User inspected beehive {} and counted frames of capped brood",
+        "User inspected beehive {} and found the queen laying",
+    ]
+    items = [
+        {**msg(f"b{i}", notes[i % 2].format(i), i * 2 * day), "sessionId": f"hive-{i}"}
+        for i in range(9)
+    ]
+    await Memory(memory.db, memory.settings, None).add_messages(TENANT, items)
+    for i, m in enumerate(items):  # one batch a visit, two days apart: unlinked groups
+        f = NewFact(f"f_hive{i}", draft(m["content"], (m["id"],), i * 2 * day), None)
+        await write(memory, [f])
+        await consolidate(memory)
+
+    async def active() -> dict[str, tuple[str, int]]:
+        rows = await memory.db.rows(
+            "MATCH (s:Summary {validity: 'active'}) WHERE s.user_id = $u "
+            "RETURN s.summary_id AS id, s.topic AS topic, s.version AS v",
+            u=USER,
+        )
+        return {r["id"]: (r["topic"], r["v"]) for r in rows}
+
+    before = await active()
+    by_topic = Counter(t for t, _ in before.values())
+    topic, n = by_topic.most_common(1)[0]
+    assert n >= 5, by_topic  # a Topic of many Summaries
+
+    # the read is bounded by what it is asked, not by the Topic
+    latest = await summaries_around(memory.db, TENANT, USER, [topic], [], [], recent=3)
+    assert len(latest) == 3
+    one = await summaries_around(memory.db, TENANT, USER, [topic], ["f_hive0"], [], recent=0)
+    assert [c.source_facts for c in one] == [("f_hive0",)]
+    session = await summaries_around(memory.db, TENANT, USER, [topic], [], ["hive-4"], recent=0)
+    assert [c.source_facts for c in session] == [("f_hive4",)]
+
+    # a new visit: every Summary it cannot change stays as it was
+    later = {
+        **msg("b9", "User inspected beehive 9 and added a super", 18 * day),
+        "sessionId": "hive-9",
+    }
+    await Memory(memory.db, memory.settings, None).add_messages(TENANT, [later])
+    await write(memory, [NewFact("f_hive9", draft(later["content"], ("b9",), 18 * day), None)])
+    await consolidate(memory)
+    after = await active()
+    assert set(before) <= set(after), "no earlier Summary was retired"
+    assert {k: after[k] for k in before} == before
+    assert len(after) == len(before) + 1

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.errors import StorageUnavailable
+from core.errors import QueryTimeout, StorageUnavailable
 from graph import fencing
 from service.leases import Leases
 
@@ -78,3 +78,23 @@ async def test_a_cancelled_run_and_a_failed_release_are_retried(fake: FakeFencin
     fake.release_failures = 1
     await _stopped(Leases(None, "w1", ttl_s=30))  # type: ignore[arg-type]
     assert fake.live == {} and fake.release_failures == 0
+
+
+async def test_a_release_that_times_out_is_tried_again(
+    fake: FakeFencing, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release that Neo4j stops (a query timeout, as under load) is tried once more."""
+    calls = 0
+
+    async def slow_then_fine(_db: Any, _t: str, user: str, _o: str, lease: int) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise QueryTimeout("query timeout")
+        fake.live.pop(user, None)
+
+    monkeypatch.setattr(fencing, "release_lease", slow_then_fine)
+    held = Leases(None, "me", 30)  # type: ignore[arg-type]
+    async with held.hold("t", "u1", 0) as got:
+        assert got
+    assert calls == 2 and fake.live == {}

@@ -272,6 +272,28 @@ def test_big_groups_split_by_session_then_in_time_order() -> None:
     assert len(group_facts(facts, max_facts=30)) == 1
 
 
+def test_the_facts_of_a_stored_summary_stay_one_group_when_planned_again_alone() -> None:
+    """Consolidation plans again only the Summaries a batch can change, with their own
+    Facts: those of one stored Summary (a run of a big component, linked through Facts not
+    read) stay one group, so planning it again without a change keeps it as it was."""
+    kiln = EntityRef("Kiln", "ORG", "kiln")
+    facts = [
+        make_fact(f"k{i:02d}", f"Fired glaze test {i}", minutes=600 * i, session=f"s{i}")
+        for i in range(3)
+    ]
+    linker = make_fact("k99", "The kiln runs hot", minutes=3000, session="s9", entities=(kiln,))
+    # unlinked by session, entity, slot or time: three groups
+    assert len(group_facts(facts)) == 3
+    together = {f.fact_id: "sum-1" for f in facts}
+    [one] = group_facts(facts, together=together)
+    assert [f.fact_id for f in one] == ["k00", "k01", "k02"]
+    [again] = build_summaries("pottery", facts, NOW, together=together)
+    assert again.source_fact_ids == ("k00", "k01", "k02")
+    # a new Fact linked to none of them makes a group of its own beside the stored one
+    drafts = build_summaries("pottery", [*facts, linker], NOW, together=together)
+    assert [d.source_fact_ids for d in drafts] == [("k00", "k01", "k02"), ("k99",)]
+
+
 def test_long_groups_are_capped_keeping_confident_facts() -> None:
     facts = [
         make_fact(
