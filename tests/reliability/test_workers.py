@@ -52,6 +52,11 @@ def fleet(settings: Settings, memory: Memory, tmp_path: Path) -> Iterator[tuple[
         "GUMEM_PORT": str(port),
         "GUMEM_PROCESS_MODE": "async",
         "GUMEM_LEASE_TTL_S": str(LEASE_TTL_S),
+        # two users in hand per worker: eight users need more than one worker at a time.
+        # With four, one worker can hold every user the killed one does not, and take the
+        # killed one's too when their leases expire (it polls again at once, an idle worker
+        # a second later): correct, but then nothing shows the work is shared
+        "GUMEM_WORKER_USERS": "2",
         "GUMEM_EXTRACT_MODE": "thread",  # one process per worker: 2 cores for 4 of them
         "GUMEM_QUERY_TIMEOUT_S": "60",
         "GUMEM_NEO4J_CALL_TIMEOUT_S": "90",
