@@ -63,11 +63,10 @@ class Consolidation:
         `gts.summaries_around`) with their Facts: every other Summary stays as it is, so
         what a batch reads is bounded by the batch, never by a Topic's history.
         `marked`: the user may carry a consolidation mark, to clear even when nothing
-        changed (otherwise that costs no write; a stale
-        mark goes to the worker). Its writes are fenced by the token read here, before
-        what it reads, or by `token` (the one the batch's own writes just passed: Fenced
-        if it changed since). Its reads run in one read transaction, its writes in one
-        write transaction."""
+        changed (otherwise that costs no write; a stale mark goes to the worker). Its
+        writes are fenced by the token read here, before what it reads, or by `token`
+        (the one the batch's own writes just passed: Fenced if it changed since). Its
+        reads run in one read transaction, its writes in one write transaction."""
         started = datetime.now(UTC)
         async with self.db.reads() as db:
             token = token or await self._token(tenant, user_id, db)
@@ -137,17 +136,17 @@ class Consolidation:
         touched = sorted({x.topic for x in dirty if x.topic} | {c.name for c in choices.values()})
         # incremental: only the Summaries the batch can change are planned again, from
         # their own Facts and the batch's; every other Summary stays as it is
+        dirty_ids = [x.fact.fact_id for x in dirty]
         current = await gts.summaries_around(
             db,
             tenant,
             user_id,
             touched,
-            dirty=[x.fact.fact_id for x in dirty],
+            dirty=dirty_ids,
             sessions=sorted({s for x in dirty for s in x.fact.session_ids}),
             recent=RECENT_SUMMARIES,
         )
-        dirty_ids = {x.fact.fact_id for x in dirty}
-        held = sorted({f for c in current for f in c.source_facts} - dirty_ids)
+        held = sorted({f for c in current for f in c.source_facts}.difference(dirty_ids))
         filed = [
             (x.fact, x.topic)
             for x in await gf.facts_of_topics(db, tenant, user_id, [], also=held)
