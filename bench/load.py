@@ -1,7 +1,9 @@
 """Mixed load: C clients each alternating addMessages and recall against a real uvicorn API.
 
 The API runs in async mode (addMessages answers once its batch is stored; processing is
-queued) with its own worker on, plus `--workers` `gumem worker` processes on the same
+queued), or with `--mode sync` as a default `make run` has it (each addMessages answers
+once its batch is processed; concurrent requests' users are processed together in units
+of work), with its own worker on, plus `--workers` `gumem worker` processes on the same
 Neo4j. Every synthetic user (bench/synth.py) first gets a processed history (`--prefill`
 chat messages); then idle recall latency is measured, one `memory(...)` query at a time.
 Then, for each client count (default 8 and 32): C clients, each owning a share of the
@@ -19,6 +21,7 @@ histogram, GraphQL errors by code. Counters are the API process's: with `--no-ap
 the processing of `gumem worker`s is not in them (the queue gauges cover every process).
 
 Usage: python -m bench.load [--clients 8,32] [--duration 60] [--workers 0] [--scrape-s 2]
+           [--mode async|sync] [--recalls 1]
            [--bolt-port 7841 --http-port 7641] [--out bench/results/load.json]
 """
 
@@ -334,6 +337,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             "users": args.users,
             "prefill_per_user": args.prefill,
             "workers": args.workers,
+            "mode": args.mode,
             "api_worker": not args.no_api_worker,
             "scrape_s": args.scrape_s,
             "env": env,
@@ -341,11 +345,11 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     }
     with (
         serve_api(
-            h, TENANT, process_mode="async", run_worker=not args.no_api_worker, extra_env=env
+            h, TENANT, process_mode=args.mode, run_worker=not args.no_api_worker, extra_env=env
         ) as api,
         workers(
             args.workers,
-            gumem_env(h, TENANT, api.key, "async", extra=env),
+            gumem_env(h, TENANT, api.key, args.mode, extra=env),
             log_dir("load"),
         ) as procs,
     ):
@@ -409,7 +413,7 @@ def report(res: dict[str, Any]) -> str:
             rows,
             f"Mixed load (commit {res['commit']}): addMessages of {c['batch']} chat messages "
             f"and {c['recalls_per_add']} recall per client turn, {c['duration_s']} s after "
-            f"{c['warmup_s']} s warm-up; API async, its own worker "
+            f"{c['warmup_s']} s warm-up; API {c.get('mode', 'async')}, its own worker "
             f"{'on' if c['api_worker'] else 'off'}, {c['workers']} `gumem worker`; "
             f"{c['users']} users with {res['prefill']['messages']} messages of history",
         ),
@@ -506,6 +510,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--prefill", type=int, default=10, help="processed messages per user first")
     p.add_argument("--idle-queries", type=int, default=100)
     p.add_argument("--workers", type=int, default=0, help="`gumem worker` processes besides")
+    p.add_argument(
+        "--mode",
+        choices=("async", "sync"),
+        default="async",
+        help="GUMEM_PROCESS_MODE; sync: each addMessages answers once processed (the default)",
+    )
     p.add_argument("--no-api-worker", action="store_true", help="GUMEM_RUN_WORKER=false")
     p.add_argument("--settle-s", type=float, default=900.0, help="queue drain bound per phase")
     p.add_argument("--timeout", type=float, default=120.0, help="client timeout per request")

@@ -401,6 +401,21 @@ def traffic(n: int, n_users: int, seed: int = 7) -> tuple[list[User], list[dict[
     return users, out
 
 
+def sparse(n: int, per_user: int = 2, seed: int = 7) -> tuple[list[User], list[dict[str, Any]]]:
+    """n messages from many users, each sending 1 to `per_user` of them (the start of a
+    first session): what a service with many users mostly receives at a time."""
+    users = make_users(n, seed)
+    rnd = random.Random(seed + 4)
+    out: list[dict[str, Any]] = []
+    used: list[User] = []
+    for u in users:
+        if len(out) >= n:
+            break
+        used.append(u)
+        out += sessions(u, rnd, 0, first=True)[: min(rnd.randint(1, per_user), n - len(out))]
+    return used, out
+
+
 def batches(msgs: list[dict[str, Any]], size: int = 1000) -> list[list[dict[str, Any]]]:
     return [msgs[i : i + size] for i in range(0, len(msgs), size)]
 

@@ -11,8 +11,13 @@ model's texts/s on the same texts (bench/ingest.py `embed_rate`) is measured in 
 run, before any worker starts. Prints msg/s per worker count, the ratio to 1 worker and
 to the bare model, and the 1-minute load average.
 
+`--per-user N` sends instead a stream of many users who each send 1 to N messages (the
+start of a first session, bench/synth.py `sparse`): a worker then finds one or two
+Messages pending per user, as a service with many users mostly does.
+
 Usage: python -m bench.workers [--workers 1,2,4] [--messages 600] [--users 60]
-           [--bolt-port 7841 --http-port 7641] [--out bench/results/workers.json]
+           [--per-user 2] [--bolt-port 7841 --http-port 7641]
+           [--out bench/results/workers.json]
 """
 
 from __future__ import annotations
@@ -92,7 +97,11 @@ async def bare_model(h: Neo4jHandle, msgs: list[dict[str, Any]]) -> dict[str, An
 
 async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
     counts = [int(x) for x in args.workers.split(",")]
-    users, msgs = synth.traffic(args.messages, args.users, seed=args.seed)
+    users, msgs = (
+        synth.sparse(args.messages, args.per_user, seed=args.seed)
+        if args.per_user
+        else synth.traffic(args.messages, args.users, seed=args.seed)
+    )
     warm = synth.traffic(args.warmup_messages, max(2 * max(counts), 4), seed=args.seed + 1)[1]
     env = extra_env(args.env)
     res: dict[str, Any] = {
@@ -103,6 +112,7 @@ async def run(args: argparse.Namespace, h: Neo4jHandle) -> dict[str, Any]:
             "workers": counts,
             "messages": len(msgs),
             "users": len(users),
+            "per_user": args.per_user,
             "batch": args.batch,
             "warmup_messages": len(warm),
             "warmup_stream": args.warmup_stream,
@@ -264,6 +274,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--messages", type=int, default=600)
     p.add_argument("--users", type=int, default=60)
     p.add_argument("--batch", type=int, default=50, help="messages per addMessages")
+    p.add_argument(
+        "--per-user",
+        type=int,
+        default=0,
+        help="each user sends 1 to this many messages (many users; --users is unused); "
+        "0: --users users with sessions day after day",
+    )
     p.add_argument("--warmup-messages", type=int, default=100, help="per phase, untimed")
     p.add_argument(
         "--warmup-stream",

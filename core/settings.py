@@ -79,9 +79,14 @@ class Settings(BaseSettings):
     # a stopping process (SIGTERM, shutdown) lets its worker finish the users in hand this
     # long, then cancels it; either way its leases are given back (compose waits 10 s)
     worker_stop_s: float = Field(default=8.0, ge=0)
-    # users one worker process (an API's own included) processes side by side: one user's
-    # database round trips overlap another's model work, and their texts share model calls
-    worker_users: int = Field(default=4, ge=1, le=64)
+    # users one worker process (an API's own included) holds at a time, processed in units
+    # of work of at most `unit_users` users, two units side by side (one's database work
+    # overlaps the other's model work); sync processing combines the users that concurrent
+    # requests ask for into units of at most `unit_users` too
+    worker_users: int = Field(default=16, ge=1, le=256)
+    # one unit of work: one read transaction, one model call for all its users' texts, one
+    # write transaction fenced per user; bigger units cost less per Message, take longer
+    unit_users: int = Field(default=8, ge=1, le=128)
     # processing is background work: `gumem worker` and every extraction process run at
     # this nice level (0-19), so the OS gives the CPU to recall and ingest first
     worker_nice: int = Field(default=10, ge=0, le=19)

@@ -16,7 +16,7 @@ from corrections.endings import ended_kinds, ended_things
 from extract.types import FactDraft
 from graph.db import Database, native, tx_rows
 from graph.entities import subject_kind, subject_row
-from graph.fencing import fence
+from graph.fencing import UserWrite, write_one
 from graph.ids import draft_row, entity_id
 from graph.ingest import message_uid, scope_token, user_uid
 from graph.queries import query, user_rows
@@ -74,8 +74,12 @@ def _fact_row(tenant: str, user_id: str, nf: NewFact) -> dict[str, Any]:
     }
 
 
-async def write_facts(
-    db: Database,
+async def write_facts(db: Database, *args: Any, **kw: Any) -> list[str]:
+    """`facts_write`'s part written on its own (Fenced if the user moved)."""
+    return await write_one(db, facts_write(*args, **kw))
+
+
+def facts_write(
     tenant: str,
     user_id: str,
     facts: list[NewFact],
@@ -84,11 +88,13 @@ async def write_facts(
     replaces: dict[str, str] | None = None,
     rejected: dict[str, str] | None = None,
     owner: str | None = None,
-) -> list[str]:
-    """Merge facts, supersede older ones on their slots (and the ones in `replaces`: new
-    fact id → older fact id), mark messages processed (and `rejected`: those whose
-    extraction gave nothing but rejections, with the reason); nothing at all (Fenced) if a
-    deletion moved the user since `token` was read."""
+) -> UserWrite[list[str]]:
+    """A user's part of a write transaction (graph.fencing.write_fenced): merge facts,
+    supersede older ones on their slots (and the ones in `replaces`: new fact id → older
+    fact id), mark messages processed (and `rejected`: those whose extraction gave nothing
+    but rejections, with the reason); nothing at all (fenced) if a deletion or another
+    worker moved the user since `token` was read. Returns the ids of the Facts it
+    superseded."""
     rejected = rejected or {}
     rows = [_fact_row(tenant, user_id, f) for f in facts]
     rows.sort(key=lambda r: (r["time_end"], r["fact_id"]))
@@ -105,7 +111,6 @@ async def write_facts(
     }
 
     async def work(tx: AsyncManagedTransaction) -> list[str]:
-        await fence(tx, tenant, user_id, token)
         out = (
             await tx_rows(
                 tx,
@@ -140,7 +145,7 @@ async def write_facts(
             )
         return [s for r in out for s in r["superseded"]]
 
-    return await db.write(work)
+    return UserWrite(tenant, user_id, token, work)
 
 
 _LATIN = rx.compile(r"^[A-Za-z0-9][A-Za-z0-9'-]*$")

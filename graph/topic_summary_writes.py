@@ -13,7 +13,7 @@ from neo4j import AsyncManagedTransaction
 
 from extract.types import SummaryDraft, TopicRecord
 from graph.db import Database, tx_rows
-from graph.fencing import fence
+from graph.fencing import UserWrite, write_one
 from graph.ids import draft_row
 from graph.ingest import scope_token, user_uid
 from graph.queries import query, user_rows
@@ -157,8 +157,7 @@ class Retirement:
     successor: str | None
 
 
-async def write_consolidation(
-    db: Database,
+def consolidation_write(
     tenant: str,
     user_id: str,
     *,
@@ -170,11 +169,12 @@ async def write_consolidation(
     token: str | None,
     touched: list[str] | None = None,
     clean: list[str] | None = None,
-) -> None:
-    """Topics, fact filing, new Summary versions and retired ones: one transaction, which
-    also clears the user's mark for the facts written before `started` and the `dirty`
-    mark of the facts it read (`clean`), and recounts the `touched` Topics (None: all).
-    Nothing (Fenced) if a deletion or another worker moved the user since `token` was read."""
+) -> UserWrite[None]:
+    """A user's part of a write transaction (graph.fencing.write_fenced): Topics, fact
+    filing, new Summary versions and retired ones; it also clears the user's mark for the
+    facts written before `started` and the `dirty` mark of the facts it read (`clean`), and
+    recounts the `touched` Topics (None: all). Nothing (fenced) if a deletion or another
+    worker moved the user since `token` was read."""
     now = datetime.now(UTC)
     rows = [summary_row(tenant, user_id, s) for s in summaries]
     scope = {
@@ -185,7 +185,6 @@ async def write_consolidation(
     }
 
     async def work(tx: AsyncManagedTransaction) -> None:
-        await fence(tx, tenant, user_id, token)
         await tx_rows(
             tx,
             query("write_topics"),
@@ -204,7 +203,12 @@ async def write_consolidation(
             await tx_rows(tx, query("clear_dirty"), ids=clean, tenant=tenant)
         await _clear_mark(tx, tenant, user_id, started)
 
-    await db.write(work)
+    return UserWrite(tenant, user_id, token, work)
+
+
+async def write_consolidation(db: Database, tenant: str, user_id: str, **kw: Any) -> None:
+    """`consolidation_write`'s part written on its own (Fenced if the user moved)."""
+    await write_one(db, consolidation_write(tenant, user_id, **kw))
 
 
 async def _clear_mark(
@@ -215,13 +219,18 @@ async def _clear_mark(
     )
 
 
+def mark_write(tenant: str, user_id: str, started: datetime, token: str | None) -> UserWrite[None]:
+    """A user's part of a write transaction that clears its consolidation mark when a
+    consolidation had nothing to write."""
+
+    async def work(tx: AsyncManagedTransaction) -> None:
+        await _clear_mark(tx, tenant, user_id, started)
+
+    return UserWrite(tenant, user_id, token, work)
+
+
 async def mark_consolidated(
     db: Database, tenant: str, user_id: str, started: datetime, token: str | None
 ) -> None:
-    """Clear the user's mark when a consolidation had nothing to write."""
-
-    async def work(tx: AsyncManagedTransaction) -> None:
-        await fence(tx, tenant, user_id, token)
-        await _clear_mark(tx, tenant, user_id, started)
-
-    await db.write(work)
+    """Clear the user's mark on its own (Fenced if the user moved)."""
+    await write_one(db, mark_write(tenant, user_id, started, token))

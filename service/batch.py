@@ -57,33 +57,39 @@ async def resolve_slots(
     return out
 
 
+Vectors = dict[str, list[float]]
+
+
 def embed(
-    models: Models, chat: list[MessageRecord], fresh: dict[str, FactDraft]
-) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
-    """Embed chat turns once; a fact that is its message's only fact reuses its vector."""
-    msg_vec = dict(
-        zip(
-            [m.message_id for m in chat],
-            models.embedder.embed_passages([authored(m.content, m.metadata) for m in chat]),
-            strict=True,
-        )
-    )
-    per_source: dict[str, int] = defaultdict(int)
-    for d in fresh.values():
-        for mid in d.source_message_ids:
-            per_source[mid] += 1
-    emb: dict[str, list[float]] = {}
-    todo: list[str] = []
-    for fid, d in fresh.items():
-        src = d.source_message_ids
-        if len(src) == 1 and src[0] in msg_vec and per_source[src[0]] == 1:
-            emb[fid] = msg_vec[src[0]]
-        else:
-            todo.append(fid)
+    models: Models, parts: list[tuple[list[MessageRecord], dict[str, FactDraft]]]
+) -> list[tuple[Vectors, Vectors]]:
+    """For each part (a run's chat turns, its new Facts): the turns' vectors and the
+    Facts'. Every part's turns in one model call, the Facts that need their own vector in
+    one more; a Fact that is its turn's only Fact reuses the turn's vector."""
+    texts = [authored(m.content, m.metadata) for chat, _ in parts for m in chat]
+    vecs = iter(models.embedder.embed_passages(texts) if texts else [])
+    out: list[tuple[Vectors, Vectors]] = []
+    todo: list[tuple[Vectors, str, str]] = []  # (the part's Fact vectors, fact id, text)
+    for chat, fresh in parts:
+        msg_vec = {m.message_id: next(vecs) for m in chat}
+        per_source: dict[str, int] = defaultdict(int)
+        for d in fresh.values():
+            for mid in d.source_message_ids:
+                per_source[mid] += 1
+        emb: Vectors = {}
+        for fid, d in fresh.items():
+            src = d.source_message_ids
+            if len(src) == 1 and src[0] in msg_vec and per_source[src[0]] == 1:
+                emb[fid] = msg_vec[src[0]]
+            else:
+                todo.append((emb, fid, d.content))
+        out.append((msg_vec, emb))
     if todo:
-        vecs = models.embedder.embed_passages([fresh[f].content for f in todo])
-        emb.update(zip(todo, vecs, strict=True))
-    return msg_vec, emb
+        for (emb, fid, _), v in zip(
+            todo, models.embedder.embed_passages([t for _, _, t in todo]), strict=True
+        ):
+            emb[fid] = v
+    return out
 
 
 async def find_conflicts(

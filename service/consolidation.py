@@ -20,18 +20,25 @@ from consolidation.topics import (
     slot_family,
     topic_embedding_text,
 )
+from core.errors import Fenced
 from core.metrics import CONSOLIDATION_SECONDS, timed
 from core.settings import Settings
 from extract.types import FactRecord
 from graph import filed_facts as gf
 from graph import topic_summary_writes as gts
 from graph.db import Database
+from graph.fencing import UserWrite, write_fenced
 from graph.ids import stable_id
 from service.models import Models
 
 # a batch plans again the latest Summaries of each Topic it touches, besides those of its
 # Facts and sessions: where a new Fact may join a group still small enough to grow
 RECENT_SUMMARIES = 3
+
+# a user to consolidate: tenant, user id, whether it may carry a consolidation mark to clear
+# even if nothing changed, the token its batch's writes passed (None: read one)
+Consolidating = tuple[str, str, bool, str | None]
+Outcome = tuple[int, int] | Fenced  # (Summaries written, retired), or fenced
 
 # the user's fencing token as the run holds it (tenant, user id, the read scope to read it in)
 TokenOf = Callable[[str, str, Database | None], Awaitable[str | None]]
@@ -48,11 +55,21 @@ class Consolidation:
         self.models = models
         self._token = token
 
-    @timed(CONSOLIDATION_SECONDS)
     async def run(
         self, tenant: str, user_id: str, marked: bool = False, token: str | None = None
     ) -> tuple[int, int]:
-        """File unfiled facts under Topics and rebuild the Summaries that changed.
+        """One user's consolidation (`run_many`); Fenced if a deletion or another worker
+        moved the user since its token was read."""
+        (out,) = await self.run_many([(tenant, user_id, marked, token)])
+        if isinstance(out, Fenced):
+            raise out
+        return out
+
+    @timed(CONSOLIDATION_SECONDS)
+    async def run_many(self, users: list[Consolidating]) -> list[Outcome]:
+        """For each user: file unfiled facts under Topics and rebuild the Summaries that
+        changed; (Summaries written, retired) per user, or Fenced for one whose write was
+        fenced (nothing of it written, the others' are).
 
         Incremental: only what the batch touched is read and re-planned, the Facts marked
         `dirty` since the last consolidation (written, re-merged, superseded), the Topics
@@ -65,30 +82,43 @@ class Consolidation:
         `marked`: the user may carry a consolidation mark, to clear even when nothing
         changed (otherwise that costs no write; a stale mark goes to the worker). Its
         writes are fenced by the token read here, before what it reads, or by `token`
-        (the one the batch's own writes just passed: Fenced if it changed since). Its
-        reads run in one read transaction, its writes in one write transaction."""
+        (the one the batch's own writes just passed: fenced if it changed since). Every
+        user's reads run in one read transaction, their writes in one write transaction."""
         started = datetime.now(UTC)
+        plans: list[tuple[str | None, _Plan | None]] = []
         async with self.db.reads() as db:
-            token = token or await self._token(tenant, user_id, db)
-            plan = await self._plan(db, tenant, user_id)
-        if plan is None:
-            if marked:
-                await gts.mark_consolidated(self.db, tenant, user_id, started, token)
-            return 0, 0
-        await gts.write_consolidation(
-            self.db,
-            tenant,
-            user_id,
-            topics=plan.topics,
-            assign=plan.assign,
-            summaries=plan.summaries,
-            retire=plan.retire,
-            started=started,
-            token=token,
-            touched=plan.touched,
-            clean=plan.clean,
-        )
-        return len(plan.summaries), len(plan.retire)
+            for tenant, user_id, _marked, token in users:
+                token = token or await self._token(tenant, user_id, db)
+                plans.append((token, await self._plan(db, tenant, user_id)))
+        writes: list[UserWrite[None]] = []
+        for (tenant, user_id, marked, _), (token, plan) in zip(users, plans, strict=True):
+            if plan is not None:
+                writes.append(
+                    gts.consolidation_write(
+                        tenant,
+                        user_id,
+                        topics=plan.topics,
+                        assign=plan.assign,
+                        summaries=plan.summaries,
+                        retire=plan.retire,
+                        started=started,
+                        token=token,
+                        touched=plan.touched,
+                        clean=plan.clean,
+                    )
+                )
+            elif marked:
+                writes.append(gts.mark_write(tenant, user_id, started, token))
+        written: list[Fenced | None] = await write_fenced(self.db, writes)
+        fenced = {
+            (w.tenant, w.user_id): got
+            for w, got in zip(writes, written, strict=True)
+            if isinstance(got, Fenced)
+        }
+        return [
+            fenced.get((t, u)) or ((len(p.summaries), len(p.retire)) if p else (0, 0))
+            for (t, u, _, _), (_, p) in zip(users, plans, strict=True)
+        ]
 
     async def _plan(self, db: Database, tenant: str, user_id: str) -> _Plan | None:
         """What consolidating the user's dirty Facts writes (None: nothing is dirty)."""

@@ -17,6 +17,7 @@ from graph.db import Database
 
 log = logging.getLogger(__name__)
 RELEASE_TRIES = 2
+Key = tuple[str, str]  # (tenant, user id)
 
 
 def process_name() -> str:
@@ -74,6 +75,54 @@ class Leases:
                 await heartbeat
             self._held.pop(key, None)
             await self._release(tenant, user_id, lease)
+
+    @contextlib.asynccontextmanager
+    async def hold_many(self, users: list[Key]) -> AsyncIterator[list[Key]]:
+        """Hold the processing leases of those of `users` no other owner holds, claimed in
+        one transaction, renewed together every third of their time, released together
+        at the end: yields the users held (a unit of work's)."""
+        if not users:
+            yield []
+            return
+        ttl = self.ttl_s
+        claim = asyncio.ensure_future(fencing.claim_leases(self.db, users, self.owner, ttl))
+        try:
+            leases = await asyncio.shield(claim)
+        except asyncio.CancelledError:  # as `_claim`: a lease taken is given back
+            with contextlib.suppress(Exception):
+                await self._release_many(await claim)
+            raise
+        self._held.update(leases)
+
+        async def renew() -> None:
+            live = dict(leases)
+            while live:
+                await asyncio.sleep(ttl / 3)
+                with contextlib.suppress(StorageUnavailable):
+                    kept = await fencing.renew_leases(self.db, live, self.owner, ttl)
+                    live = {k: v for k, v in live.items() if k in kept}  # taken: fenced
+
+        heartbeat = asyncio.create_task(renew())
+        try:
+            yield list(leases)
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+            for key in leases:
+                self._held.pop(key, None)
+            await self._release_many(leases)
+
+    async def _release_many(self, leases: dict[Key, int]) -> None:
+        if not leases:
+            return
+        for attempt in range(RELEASE_TRIES):
+            try:
+                await fencing.release_leases(self.db, leases, self.owner)
+                return
+            except (StorageUnavailable, QueryTimeout):
+                if attempt + 1 == RELEASE_TRIES:
+                    log.warning("leases could not be given back: they expire by themselves")
 
     async def _claim(self, tenant: str, user_id: str, ttl: float) -> int | None:
         """Claim the lease so that a cancellation (a worker stopped mid-claim) leaves none

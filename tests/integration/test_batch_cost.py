@@ -189,8 +189,8 @@ async def test_a_user_batch_runs_in_eight_transactions(
     report = await memory.pipeline.process_user(TENANT, USER)
     assert report.messages == 4 and report.facts >= 2 and report.summaries >= 1
     assert counts == {
-        "execute_query": 3,  # claim, conflict candidates, release
-        "begin_transaction": 3,  # the read scopes
+        "execute_query": 2,  # claim, release
+        "begin_transaction": 4,  # the read scopes: what is due, slots, conflicts, consolidation
         "execute_write": 2,  # Facts, consolidation
     }, counts
 

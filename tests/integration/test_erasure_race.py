@@ -136,7 +136,7 @@ SECOND = [
 ]
 
 
-@pytest.mark.parametrize("step", ["_extract", "consolidation._embed_summaries"])
+@pytest.mark.parametrize("step", ["unit._extract", "consolidation._embed_summaries"])
 async def test_forget_user_fences_a_run_of_another_process(
     memory: Memory,
     other: Pipeline,
@@ -165,7 +165,7 @@ async def test_forget_user_fences_a_run_of_another_process(
 @pytest.mark.parametrize(
     ("step", "facts_deleted", "processed"),
     [
-        ("_extract", 0, 2),  # the target is still pending; the run starts over without it
+        ("unit._extract", 0, 2),  # the target is still pending; the run starts over without it
         ("consolidation._embed_summaries", 1, 3),  # its fact is written; consolidation is redone
     ],
 )
@@ -202,7 +202,7 @@ async def test_deletion_waits_for_processing_in_the_same_process(
 ) -> None:
     await store(memory, [*FIRST, msg(TARGET, "I am allergic to peanuts.", 2)])
     assert memory.pipeline is not None
-    pause = Pause(memory.pipeline, "_extract", monkeypatch)
+    pause = Pause(memory.pipeline, "unit._extract", monkeypatch)
     run = asyncio.create_task(memory.pipeline.process_user(TENANT, USER))
     await asyncio.wait_for(pause.reached.wait(), 120)
     delete = asyncio.create_task(erasure.delete_message(memory, TENANT, TARGET))

@@ -8,6 +8,7 @@ import pytest
 
 from core.errors import StorageUnavailable
 from core.settings import Settings
+from service.consolidation import Consolidating, Outcome
 from service.memory import Memory
 from tests.integration.helpers import seed
 
@@ -44,19 +45,17 @@ async def test_worker_finishes_a_consolidation_cut_by_an_outage(
 ) -> None:
     pipeline = memory.pipeline
     assert pipeline is not None
-    real = pipeline.consolidation.run
+    real = pipeline.consolidation.run_many
     calls = 0
 
-    async def outage_once(
-        tenant: str, user_id: str, marked: bool = False, token: str | None = None
-    ) -> tuple[int, int]:
+    async def outage_once(users: list[Consolidating]) -> list[Outcome]:
         nonlocal calls
         calls += 1
         if calls == 1:
             raise StorageUnavailable("storage unavailable: injected")
-        return await real(tenant, user_id, marked=marked, token=token)
+        return await real(users)
 
-    monkeypatch.setattr(pipeline.consolidation, "run", outage_once)
+    monkeypatch.setattr(pipeline.consolidation, "run_many", outage_once)
     res = await memory.add_messages("tenant-a", seed("en"))
     assert res.processed == 0 and len(res.accepted) == 10
     cut = await counts(memory)  # facts written, messages done, nothing filed yet

@@ -1,4 +1,5 @@
-"""A worker processes `worker_users` users side by side, each user's work its own."""
+"""A worker holds `worker_users` users at a time, in units of work processed side by side;
+each user's work is its own."""
 
 from __future__ import annotations
 
@@ -38,43 +39,47 @@ async def queue(memory: Memory) -> None:
     assert len(res.accepted) == 2 * len(USERS) and res.processed == 0
 
 
-def watch(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, users: int) -> list[int]:
-    """Run the pipeline with `users` lanes; the list gets the number of users in hand at
-    each start."""
+def watch(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, users: int) -> list[list[int]]:
+    """Run the pipeline with `users` users in hand; the list gets, at each unit's start,
+    the sizes of the units then running."""
     monkeypatch.setattr(
         pipeline, "settings", pipeline.settings.model_copy(update={"worker_users": users})
     )
-    real = pipeline.process_user
-    active: list[int] = [0]
-    seen: list[int] = []
+    real = pipeline.process_group
+    running: list[int] = []
+    seen: list[list[int]] = []
 
-    async def counted(tenant: str, user_id: str, wait_s: float = 0.0) -> Report:
-        active[0] += 1
-        seen.append(active[0])
+    async def counted(keys: list[tuple[str, str]], wait_s: float = 0.0) -> dict[Any, Report]:
+        running.append(len(keys))
+        seen.append(list(running))
         try:
-            return await real(tenant, user_id, wait_s)
+            return await real(keys, wait_s)
         finally:
-            active[0] -= 1
+            running.remove(len(keys))
 
-    monkeypatch.setattr(pipeline, "process_user", counted)
+    monkeypatch.setattr(pipeline, "process_group", counted)
     return seen
 
 
 @pytest.fixture
-async def lanes(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> tuple[Pipeline, list[int]]:
-    """Ten queued Messages of five users; a pipeline of 3 lanes, watched (`watch`)."""
+async def lanes(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Pipeline, list[list[int]]]:
+    """Ten queued Messages of five users; a pipeline holding 4 users at a time (two units
+    of two), watched (`watch`)."""
     pipeline = memory.pipeline
     assert pipeline is not None
     await queue(memory)
-    return pipeline, watch(pipeline, monkeypatch, users=3)
+    return pipeline, watch(pipeline, monkeypatch, users=4)
 
 
-async def test_users_are_processed_side_by_side_each_from_its_own_messages(
-    memory: Memory, lanes: tuple[Pipeline, list[int]]
+async def test_users_are_processed_in_units_side_by_side_each_from_its_own_messages(
+    memory: Memory, lanes: tuple[Pipeline, list[list[int]]]
 ) -> None:
     pipeline, seen = lanes
     assert await pipeline.process_pending() == 2 * len(USERS)
-    assert len(seen) == len(USERS) and max(seen) == 3
+    assert sorted(s[-1] for s in seen) == [1, 2, 2]  # three units: users in hand 2 + 2
+    assert max(sum(s) for s in seen) <= 4 and [2, 2] in seen
     rows = await memory.db.rows(
         """MATCH (f:Fact {validity: 'active'})-[:SOURCE]->(m:Message)
         RETURN f.user_id AS owner, collect(DISTINCT m.user_id) AS sources, count(*) AS n"""
@@ -85,8 +90,8 @@ async def test_users_are_processed_side_by_side_each_from_its_own_messages(
     assert statuses[0]["s"] == ["processed"]
 
 
-async def test_while_an_api_is_busy_one_user_at_a_time(
-    lanes: tuple[Pipeline, list[int]], monkeypatch: pytest.MonkeyPatch
+async def test_while_an_api_is_busy_one_unit_at_a_time(
+    lanes: tuple[Pipeline, list[list[int]]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pipeline, seen = lanes
 
@@ -99,4 +104,4 @@ async def test_while_an_api_is_busy_one_user_at_a_time(
     monkeypatch.setattr(pipeline.pacer, "busy", busy)
     monkeypatch.setattr(pipeline.pacer, "pause", no_pause)
     assert await pipeline.process_pending() == 2 * len(USERS)
-    assert seen == [1] * len(USERS)
+    assert seen == [[2], [2], [1]]
