@@ -46,6 +46,13 @@ def add_neo4j_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-neo4j", action="store_true", help="leave the private Neo4j running")
     p.add_argument("--bolt-port", type=int, default=BOLT_PORT)
     p.add_argument("--http-port", type=int, default=HTTP_PORT)
+    p.add_argument(
+        "--neo4j-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Neo4j setting for the private Neo4j (repeatable)",
+    )
 
 
 @contextlib.contextmanager
@@ -74,6 +81,7 @@ def neo4j(args: argparse.Namespace, fresh: bool = True) -> Iterator[Neo4jHandle]
             "server.memory.pagecache.size": "1g",
             # store sizes stay current (phases also force a checkpoint before measuring)
             "db.checkpoint.interval.time": "3s",
+            **dict(kv.split("=", 1) for kv in getattr(args, "neo4j_conf", [])),
         },
     )
     log(f"neo4j {server.version} up at {server.bolt_uri} in {time.perf_counter() - t0:.1f}s")
