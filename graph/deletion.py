@@ -224,21 +224,20 @@ async def delete_message(
             revised=[r.row() for r in plan.revisions.values()],
             dropped=sorted({e for r in plan.revisions.values() for e in r.dropped_entities}),
         )
+        user = {
+            "tenant": tenant,
+            "user_id": plan.user_id,
+            "scope": scope_token(tenant, plan.user_id),
+        }
         if rows:
             await tx_rows(
-                tx,
-                query("write_summaries"),
-                summaries=rows,
-                tenant=tenant,
-                user_id=plan.user_id,
-                now=now,
-                scope=scope_token(tenant, plan.user_id),
+                tx, query("write_summaries"), users=[{**user, "summaries": rows}], now=now
             )
         topics = 0
         if orphan_topic_ids:
             t = await tx_rows(tx, query("delete_topics"), tenant=tenant, ids=orphan_topic_ids)
             topics = t[0]["topics"]
-        await tx_rows(tx, query("topic_counts"), tenant=tenant, user_id=plan.user_id, topics=None)
+        await tx_rows(tx, query("topic_counts"), users=[{**user, "topics": None}], now=now)
         counts = {
             "messages": 1,
             "facts": out[0]["facts"],

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
-
-from neo4j import AsyncManagedTransaction
 
 from corrections.conflicts import Known
 from corrections.endings import ended_kinds, ended_things
 from extract.types import FactDraft
-from graph.db import Database, native, tx_rows
+from graph.db import Database, Params, native
 from graph.entities import subject_kind, subject_row
 from graph.fencing import UserWrite, write_one
 from graph.ids import draft_row, entity_id
-from graph.ingest import message_uid, scope_token, user_uid
+from graph.ingest import message_uid
 from graph.queries import query, user_rows
 from text import rx
 
@@ -98,7 +95,6 @@ def facts_write(
     rejected = rejected or {}
     rows = [_fact_row(tenant, user_id, f) for f in facts]
     rows.sort(key=lambda r: (r["time_end"], r["fact_id"]))
-    now = datetime.now(UTC)
     # the older Facts the new ones replace, each kind by its query (each run when it has rows)
     supersessions = {
         "supersede_retracted": [
@@ -109,43 +105,24 @@ def facts_write(
         "supersede_ended": _ended_rows(facts),
         "supersede_conflicts": [{"fact_id": k, "old_id": v} for k, v in (replaces or {}).items()],
     }
+    processed_rows = [
+        {"uid": message_uid(tenant, i), "embedding": v, "rejected": rejected.get(i)}
+        for i, v in processed.items()
+    ]
+    steps: list[tuple[str, Params | None]] = [("write_facts", {"facts": rows} if rows else None)]
+    steps += [(name, {"rows": r} if r else None) for name, r in supersessions.items()]
+    steps.append(("mark_processed", {"rows": processed_rows, "owner": owner}))
+    steps.append(("mark_unconsolidated", {} if rows else None))
 
-    async def work(tx: AsyncManagedTransaction) -> list[str]:
-        out = (
-            await tx_rows(
-                tx,
-                query("write_facts"),
-                facts=rows,
-                tenant=tenant,
-                user_id=user_id,
-                now=now,
-                scope=scope_token(tenant, user_id),
-            )
-            if rows
-            else []
-        )
-        for name, superseding in supersessions.items():
-            if superseding:
-                out += await tx_rows(
-                    tx, query(name), rows=superseding, tenant=tenant, user_id=user_id, now=now
-                )
-        await tx_rows(
-            tx,
-            query("mark_processed"),
-            now=now,
-            owner=owner,
-            rows=[
-                {"uid": message_uid(tenant, i), "embedding": v, "rejected": rejected.get(i)}
-                for i, v in processed.items()
-            ],
-        )
-        if rows:
-            await tx_rows(
-                tx, query("mark_unconsolidated"), user_uid=user_uid(tenant, user_id), now=now
-            )
-        return [s for r in out for s in r["superseded"]]
+    def superseded(got: dict[str, list[dict[str, Any]]]) -> list[str]:
+        return [
+            s
+            for name in ("write_facts", *supersessions)
+            for r in got[name]
+            for s in r["superseded"]
+        ]
 
-    return UserWrite(tenant, user_id, token, work)
+    return UserWrite(tenant, user_id, token, tuple(steps), superseded)
 
 
 _LATIN = rx.compile(r"^[A-Za-z0-9][A-Za-z0-9'-]*$")

@@ -3,16 +3,16 @@ fencing token every write of a run checks (a deletion or another worker changes 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from neo4j import AsyncManagedTransaction
 
 from core.errors import Fenced
-from graph.db import Database, Work, tx_rows
-from graph.ingest import user_uid
+from graph.db import Database, Params, tx_rows
+from graph.ingest import scope_token, user_uid
 from graph.queries import query
 
 T = TypeVar("T")
@@ -92,49 +92,76 @@ def lease_of(token: str | None) -> int | None:
 
 async def user_token(db: Database, tenant: str, user_id: str) -> str | None:
     """The user's fencing token: read before the pending Messages, checked by every write
-    of the run (`fence`). None when the user is gone: every write is then fenced."""
+    of the run (`write_fenced`). None when the user is gone: every write is then fenced."""
     rows = await db.rows(query("user_token"), user_uid=user_uid(tenant, user_id))
     return str(rows[0]["token"]) if rows else None
 
 
-async def holds(tx: AsyncManagedTransaction, tenant: str, user_id: str, token: str | None) -> bool:
-    """Lock the User node and check its token: whether a run that read `token` may still
-    write the user's memory (no deletion, no other worker since). The first statement of
-    each user's part of a write transaction."""
-    rows = await tx_rows(tx, query("fence"), user_uid=user_uid(tenant, user_id))
-    return token is not None and bool(rows) and rows[0]["token"] == token
+Rows = list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class UserWrite(Generic[T]):
-    """One user's part of a write transaction: `work` runs only if the user's token is
-    still `token` (`holds`), else the part is fenced and nothing of it is written."""
+    """One user's part of a write transaction, written only if the user's token is still
+    `token`, else fenced (nothing of it written). `steps`: the queries of the part in their
+    order, each with this user's parameters (None: the step has nothing to write for this
+    user); every write of one kind names the same steps in the same order. `result`: what
+    the part gave, from the rows each step returned for this user."""
 
     tenant: str
     user_id: str
     token: str | None
-    work: Work[T]
+    steps: tuple[tuple[str, Params | None], ...]
+    result: Callable[[dict[str, Rows]], T]
 
 
 async def write_fenced(db: Database, writes: Sequence[UserWrite[T]]) -> list[T | Fenced]:
-    """Several users' writes in one transaction, each fenced on its own: what each part's
-    work gave, in order, or Fenced for a part a deletion or another worker moved since its
-    token was read (nothing of that part is written; the others commit)."""
+    """Several users' writes in one transaction, each fenced on its own, each step one
+    query for every user (one row of `$users` per user; cypher/fence_users.cypher first):
+    what each part gave, in order, or Fenced for a part a deletion or another worker moved
+    since its token was read (nothing of that part is written; the others commit)."""
+    if not writes:
+        return []
+    names = [name for name, _ in writes[0].steps]
+    if any([n for n, _ in w.steps] != names for w in writes):
+        raise ValueError("the writes of one transaction must name the same steps")
+    uids = {user_uid(w.tenant, w.user_id): w for w in writes}
+    if len(uids) != len(writes):
+        raise ValueError("one part per user in a write transaction")
 
     async def work(tx: AsyncManagedTransaction) -> list[T | Fenced]:
-        out: dict[int, T | Fenced] = {}
-        # Users locked in one order (`claim_leases`'s): no lock cycle between two writers
-        for i in sorted(
-            range(len(writes)), key=lambda i: user_uid(writes[i].tenant, writes[i].user_id)
-        ):
-            w = writes[i]
-            if await holds(tx, w.tenant, w.user_id, w.token):
-                out[i] = await w.work(tx)
-            else:
-                out[i] = Fenced("a deletion moved this user's memory; processing starts over")
-        return [out[i] for i in range(len(writes))]
+        now = datetime.now(UTC)
+        # sorted: every writer locks Users in one order (as claims do), no lock cycle
+        tokens = {
+            r["uid"]: r["token"] for r in await tx_rows(tx, query("fence_users"), uids=sorted(uids))
+        }
+        ok = {
+            uid: w for uid, w in uids.items() if w.token is not None and tokens.get(uid) == w.token
+        }
+        got: dict[str, dict[str, Rows]] = {uid: {n: [] for n in names} for uid in ok}
+        for k, name in enumerate(names):
+            users = [
+                {
+                    "tenant": w.tenant,
+                    "user_id": w.user_id,
+                    "uid": uid,
+                    "scope": scope_token(w.tenant, w.user_id),
+                    **params,
+                }
+                for uid, w in ok.items()
+                if (params := w.steps[k][1]) is not None
+            ]
+            if users:
+                for row in await tx_rows(tx, query(name), users=users, now=now):
+                    got[user_uid(row["tenant"], row["user_id"])][name].append(row)
+        return [
+            w.result(got[uid])
+            if uid in got
+            else Fenced("a deletion moved this user's memory; processing starts over")
+            for uid, w in uids.items()
+        ]
 
-    return await db.write(work) if writes else []
+    return await db.write(work)
 
 
 async def write_one(db: Database, write: UserWrite[T]) -> T:

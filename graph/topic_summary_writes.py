@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
-
 from extract.types import SummaryDraft, TopicRecord
-from graph.db import Database, tx_rows
+from graph.db import Database, Params
 from graph.fencing import UserWrite, write_one
 from graph.ids import draft_row
-from graph.ingest import scope_token, user_uid
 from graph.queries import query, user_rows
 from graph.records import from_row
 
@@ -175,35 +172,20 @@ def consolidation_write(
     facts written before `started` and the `dirty` mark of the facts it read (`clean`), and
     recounts the `touched` Topics (None: all). Nothing (fenced) if a deletion or another
     worker moved the user since `token` was read."""
-    now = datetime.now(UTC)
     rows = [summary_row(tenant, user_id, s) for s in summaries]
-    scope = {
-        "tenant": tenant,
-        "user_id": user_id,
-        "now": now,
-        "scope": scope_token(tenant, user_id),
-    }
-
-    async def work(tx: AsyncManagedTransaction) -> None:
-        await tx_rows(
-            tx,
-            query("write_topics"),
-            topics=[asdict(t) for t in topics],
-            assign=[asdict(a) for a in assign],
-            **scope,
-        )
-        if rows:
-            await tx_rows(tx, query("write_summaries"), summaries=rows, **scope)
-        if retire:
-            await tx_rows(
-                tx, query("retire_summaries"), retire=[asdict(r) for r in retire], **scope
-            )
-        await tx_rows(tx, query("topic_counts"), topics=touched, **scope)
-        if clean:
-            await tx_rows(tx, query("clear_dirty"), ids=clean, tenant=tenant)
-        await _clear_mark(tx, tenant, user_id, started)
-
-    return UserWrite(tenant, user_id, token, work)
+    return _consolidation(
+        tenant,
+        user_id,
+        token,
+        started,
+        write_topics={"topics": [asdict(t) for t in topics], "assign": [asdict(a) for a in assign]}
+        if topics or assign
+        else None,
+        write_summaries={"summaries": rows} if rows else None,
+        retire_summaries={"retire": [asdict(r) for r in retire]} if retire else None,
+        topic_counts={"topics": touched},
+        clear_dirty={"ids": clean} if clean else None,
+    )
 
 
 async def write_consolidation(db: Database, tenant: str, user_id: str, **kw: Any) -> None:
@@ -211,22 +193,27 @@ async def write_consolidation(db: Database, tenant: str, user_id: str, **kw: Any
     await write_one(db, consolidation_write(tenant, user_id, **kw))
 
 
-async def _clear_mark(
-    tx: AsyncManagedTransaction, tenant: str, user_id: str, started: datetime
-) -> None:
-    await tx_rows(
-        tx, query("mark_consolidated"), user_uid=user_uid(tenant, user_id), started=started
-    )
-
-
 def mark_write(tenant: str, user_id: str, started: datetime, token: str | None) -> UserWrite[None]:
     """A user's part of a write transaction that clears its consolidation mark when a
-    consolidation had nothing to write."""
+    consolidation had nothing to write (it can share a transaction with consolidations)."""
+    return _consolidation(tenant, user_id, token, started)
 
-    async def work(tx: AsyncManagedTransaction) -> None:
-        await _clear_mark(tx, tenant, user_id, started)
 
-    return UserWrite(tenant, user_id, token, work)
+def _consolidation(
+    tenant: str, user_id: str, token: str | None, started: datetime, **steps: Params | None
+) -> UserWrite[None]:
+    """A consolidation's steps in their order, the user's mark cleared last (`started`)."""
+    order = ("write_topics", "write_summaries", "retire_summaries", "topic_counts", "clear_dirty")
+    return UserWrite(
+        tenant,
+        user_id,
+        token,
+        (
+            *((name, steps.get(name)) for name in order),
+            ("mark_consolidated", {"started": started}),
+        ),
+        lambda _got: None,
+    )
 
 
 async def mark_consolidated(
