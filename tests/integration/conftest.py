@@ -18,8 +18,9 @@ import pytest
 from pydantic import SecretStr
 
 from core.settings import ROOT, Settings
-from graph.db import Database
+from graph.db import Database, make_driver
 from service.memory import Memory
+from service.pipeline import Pipeline
 from service.runtime import Runtime
 
 MARKER = "_GumemTestDb"
@@ -113,6 +114,16 @@ async def reset(db: Database) -> None:
 @pytest.fixture
 def db(memory: Memory) -> Database:
     return memory.db
+
+
+@pytest.fixture
+async def other(memory: Memory, settings: Settings) -> AsyncIterator[Pipeline]:
+    """A second processor as another process has it: its own driver and Pipeline, so
+    its own in-process locks (the models are shared only to save memory)."""
+    db = Database(make_driver(settings), settings.neo4j_database)
+    assert memory.pipeline is not None
+    yield Pipeline(db, settings, memory.pipeline.models)
+    await db.driver.close()
 
 
 @pytest.fixture

@@ -8,16 +8,14 @@ import asyncio
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from core.errors import Fenced
-from core.settings import Settings
 from extract.types import FactDraft
-from graph.db import Database, make_driver, native
+from graph.db import Database, native
 from graph.fact_writes import NewFact, write_facts
 from graph.fencing import user_token
 from graph.ingest import user_uid
@@ -50,16 +48,6 @@ def msg(mid: str, content: str, minute: int, session: str = "s1", **meta: Any) -
 async def store(memory: Memory, items: list[dict[str, Any]]) -> None:
     """Store Messages without processing them (they stay pending)."""
     await Memory(memory.db, memory.settings, None).add_messages(TENANT, items)
-
-
-@pytest.fixture
-async def other(memory: Memory, settings: Settings) -> AsyncIterator[Pipeline]:
-    """A second processor as another process has it: its own driver and Pipeline, so
-    its own in-process locks (the models are shared only to save memory)."""
-    db = Database(make_driver(settings), settings.neo4j_database)
-    assert memory.pipeline is not None
-    yield Pipeline(db, settings, memory.pipeline.models)
-    await db.driver.close()
 
 
 class Pause:

@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from core.settings import Settings
 from graph import fact_writes
-from graph.db import Database, make_driver
+from graph.db import Database
 from service import erasure
-from service import unit as unit_module
 from service.memory import Memory
 from service.pipeline import Pipeline
 from tests.integration.test_erasure_race import Pause
@@ -50,15 +47,6 @@ BATCH = [
 
 async def store(memory: Memory) -> None:
     await Memory(memory.db, memory.settings, None).add_messages(TENANT, BATCH)
-
-
-@pytest.fixture
-async def other(memory: Memory, settings: Settings) -> AsyncIterator[Pipeline]:
-    """A processor as another process has it (its own driver and in-process locks)."""
-    db = Database(make_driver(settings), settings.neo4j_database)
-    assert memory.pipeline is not None
-    yield Pipeline(db, settings, memory.pipeline.models)
-    await db.driver.close()
 
 
 async def derived(db: Database, user: str) -> list[dict[str, Any]]:
@@ -145,7 +133,7 @@ async def test_an_error_in_one_users_part_fails_no_other_user(
             raise ValueError("injected")
         return real(tenant, user_id, facts, processed, *a, **k)
 
-    monkeypatch.setattr(unit_module.fact_writes, "facts_write", broken)
+    monkeypatch.setattr(fact_writes, "facts_write", broken)  # as service.unit calls it
     reports = await other.process_group([(TENANT, A), (TENANT, B), (TENANT, C)])
     assert reports[(TENANT, B)].messages == 2 and reports[(TENANT, C)].messages == 1
     # A alone, then Message by Message: only the one whose write fails is failed
