@@ -141,3 +141,39 @@ async def test_an_error_in_one_users_part_fails_no_other_user(
     got = await statuses(memory.db)
     assert got.pop(TARGET) in {"pending", "failed"}  # a failed attempt waits for its retry
     assert set(got.values()) == {"processed"}
+
+
+async def test_concurrent_sync_requests_are_combined_into_units(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sync processing (service/combine.py): the users that requests ask for while a unit
+    runs go together in the next unit, and each request still gets its own count."""
+    pipeline = memory.pipeline
+    assert pipeline is not None
+    await store(memory)
+    real = pipeline.process_group
+    units: list[list[str]] = []
+    gate = asyncio.Event()  # holds the first two units until the later requests are made
+
+    async def recorded(keys: list[tuple[str, str]], wait_s: float = 0.0) -> dict[Any, Any]:
+        units.append(sorted(u for _, u in keys))
+        if len(units) <= 2:
+            await gate.wait()
+        return await real(keys, wait_s)
+
+    monkeypatch.setattr(pipeline, "process_group", recorded)
+    first = asyncio.create_task(pipeline.process_users(TENANT, [A]))
+    second = asyncio.create_task(pipeline.process_users(TENANT, [B]))
+    while len(units) < 2:  # both lanes busy
+        await asyncio.sleep(0.01)
+    later = [
+        asyncio.create_task(pipeline.process_users(TENANT, [C])),
+        asyncio.create_task(pipeline.process_users(TENANT, [A])),
+    ]
+    await asyncio.sleep(0.05)
+    assert len(units) == 2  # C and A wait for a lane
+    gate.set()
+    counts = await asyncio.gather(first, second, *later)
+    assert counts == [2, 2, 1, 0]  # A's Messages were processed by its first unit
+    assert units == [[A], [B], [A, C]]
+    assert set((await statuses(memory.db)).values()) == {"processed"}
