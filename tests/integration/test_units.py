@@ -162,10 +162,18 @@ async def test_concurrent_sync_requests_are_combined_into_units(
         return await real(keys, wait_s)
 
     monkeypatch.setattr(pipeline, "process_group", recorded)
+
+    async def started(n: int) -> None:
+        async def wait() -> None:
+            while len(units) < n:
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(wait(), 60)
+
     first = asyncio.create_task(pipeline.process_users(TENANT, [A]))
+    await started(1)  # A's unit holds one lane
     second = asyncio.create_task(pipeline.process_users(TENANT, [B]))
-    while len(units) < 2:  # both lanes busy
-        await asyncio.sleep(0.01)
+    await started(2)  # B's the other
     later = [
         asyncio.create_task(pipeline.process_users(TENANT, [C])),
         asyncio.create_task(pipeline.process_users(TENANT, [A])),
@@ -173,7 +181,7 @@ async def test_concurrent_sync_requests_are_combined_into_units(
     await asyncio.sleep(0.05)
     assert len(units) == 2  # C and A wait for a lane
     gate.set()
-    counts = await asyncio.gather(first, second, *later)
+    counts = await asyncio.wait_for(asyncio.gather(first, second, *later), 300)
     assert counts == [2, 2, 1, 0]  # A's Messages were processed by its first unit
     assert units == [[A], [B], [A, C]]
     assert set((await statuses(memory.db)).values()) == {"processed"}

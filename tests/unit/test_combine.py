@@ -81,3 +81,21 @@ async def test_a_request_that_stops_waiting_leaves_the_unit_to_the_others() -> N
     units.gate.set()
     assert await stays == 2
     assert units.units == [["a"], ["bb"]]
+
+
+async def test_requests_made_before_a_lane_runs_go_in_its_first_unit() -> None:
+    units = Units()
+    units.gate.set()
+    combined = Combiner(units.run, most=8, lanes=2)
+    got = await asyncio.gather(combined.process(["a"]), combined.process(["bb"]))
+    assert got == [1, 2]
+    assert units.units == [["a", "bb"]]  # one unit, and no second lane for nothing
+
+
+async def test_a_request_after_every_lane_ended_starts_one() -> None:
+    units = Units()
+    units.gate.set()
+    combined = Combiner(units.run, most=8, lanes=1)
+    for key in ("a", "bb", "ccc"):  # each after the last lane has ended
+        assert await asyncio.wait_for(combined.process([key]), 10) == len(key)
+    assert units.units == [["a"], ["bb"], ["ccc"]]
