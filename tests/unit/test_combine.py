@@ -88,7 +88,7 @@ async def test_requests_made_before_a_lane_runs_go_in_its_first_unit() -> None:
     units.gate.set()
     combined = Combiner(units.run, most=8, lanes=2)
     got = await asyncio.gather(combined.process(["a"]), combined.process(["bb"]))
-    assert got == [1, 2]
+    assert list(got) == [1, 2]
     assert units.units == [["a", "bb"]]  # one unit, and no second lane for nothing
 
 
