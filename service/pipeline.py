@@ -135,7 +135,9 @@ class Pipeline:
         A user this process is busy with, or another owner holds, is then processed on its
         own (`process_user`, waiting up to `wait_s`); one a deletion fenced, alone again."""
         keys = list(dict.fromkeys(users))
-        free = [k for k in keys if not self._locks[k].locked()]
+        # taken in one global order (sorted): two units that share users never wait on each
+        # other's locks in a cycle (a lock just released may still make its taker wait)
+        free = sorted(k for k in keys if not self._locks[k].locked())
         reports: dict[Key, Report] = {}
         async with contextlib.AsyncExitStack() as stack:
             for k in free:  # not locked: each is taken at once
